@@ -1,0 +1,202 @@
+// tilemm [options] SPEC.yaml...
+//
+// spec -> problems -> plan (every launch and memory need checked) -> run -> validate -> report.
+// Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error, 3 runtime
+// failure; 128 + signal number when SIGINT or SIGTERM stopped the run (finished results are kept).
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "tilemm/atomic_file.hpp"
+#include "tilemm/context.hpp"
+#include "tilemm/errors.hpp"
+#include "tilemm/output_paths.hpp"
+#include "tilemm/report.hpp"
+#include "tilemm/runner.hpp"
+#include "tilemm/spec.hpp"
+
+namespace {
+
+tilemm::StopFlag g_stop = 0;
+
+extern "C" void on_signal(int signum) {
+  g_stop = signum;
+  std::signal(signum, SIG_DFL);  // a second signal ends the process at once
+}
+
+struct Options {
+  std::vector<std::string> specs;
+  std::string backend;
+  std::string json, csv;
+  bool quiet = false;
+  bool list_backends = false;
+};
+
+/// Kokkos' flags (--kokkos-*) go to Kokkos, the rest to tilemm's parser. Kokkos before 3.7 spells
+/// --kokkos-num-threads as --kokkos-threads.
+void split_arguments(int argc, char** argv, std::vector<std::string>& ours,
+                     std::vector<std::string>& kokkos) {
+  kokkos.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--kokkos-", 0) != 0) {
+      ours.push_back(arg);
+      continue;
+    }
+#if KOKKOS_VERSION < 30700
+    if (arg.rfind("--kokkos-num-threads", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
+#endif
+    kokkos.push_back(arg);
+  }
+}
+
+std::string describe_problem(const tilemm::Problem& p) {
+  std::string kernels;
+  for (const auto& run : p.runs) kernels += " " + run.kernel;
+  return p.origin.name + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+         " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " " + to_string(p.layout) +
+         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + ":" + kernels;
+}
+
+/// Runs the planned problems, reporting each result as it comes. Returns the exit status.
+int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
+            const Options& options, const tilemm::RunContext& context) {
+  using tilemm::ResultsFile;
+  std::vector<std::unique_ptr<ResultsFile>> files;
+  if (!options.json.empty()) {
+    files.push_back(
+        std::make_unique<ResultsFile>(options.json, ResultsFile::Format::Json, context));
+  }
+  if (!options.csv.empty()) {
+    files.push_back(std::make_unique<ResultsFile>(options.csv, ResultsFile::Format::Csv, context));
+  }
+  tilemm::Table table(std::cout);
+  bool all_passed = true;
+  const auto on_result = [&](const tilemm::Result& r) {
+    table.row(r);
+    for (auto& f : files) f->add(r);
+    all_passed = all_passed && r.passed;
+  };
+  try {
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      if (!options.quiet) {
+        std::cerr << "[" << i + 1 << "/" << plans.size() << "] "
+                  << describe_problem(*plans[i].problem) << std::endl;
+      }
+      if (!tilemm::run(plans[i], backend, on_result, &g_stop)) break;
+    }
+  } catch (const std::exception& e) {
+    for (auto& f : files) f->finish(std::string("failed: ") + e.what());
+    throw;
+  }
+  if (g_stop) {
+    for (auto& f : files) f->finish("interrupted");
+    std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+    return 128 + g_stop;
+  }
+  for (auto& f : files) f->finish("complete");
+  return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
+}
+
+int run_cli(int argc, char** argv) {
+  std::vector<std::string> ours, kokkos_args;
+  split_arguments(argc, argv, ours, kokkos_args);
+
+  Options options;
+  CLI::App app{
+      "tilemm: tiled dense matrix multiplication (GEMM) with Kokkos, validated against "
+      "KokkosBlas::gemm and timed on any backend of the Kokkos build.",
+      "tilemm"};
+  app.add_option("specs", options.specs, "problem spec files (YAML)");
+  app.add_option("--backend", options.backend,
+                 "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)");
+  app.add_option("--json", options.json, "write results and context as JSON to FILE");
+  app.add_option("--csv", options.csv, "write results as CSV to FILE");
+  app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
+  app.add_flag("--list-backends", options.list_backends,
+               "print the backends of this build and exit");
+  app.set_version_flag("--version", tilemm::version_text());
+  app.footer(
+      "Kokkos options pass through: --kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help.\n"
+      "Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error,\n"
+      "3 runtime failure (such as not enough memory), 128+N stopped by signal N.");
+  std::vector<std::string> reversed(ours.rbegin(), ours.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? tilemm::kExitOk : tilemm::kExitInputError;
+  }
+  if (options.specs.empty() && !options.list_backends) {
+    std::cerr << "tilemm: error: no spec file given (try: tilemm inputs/quickstart.yaml)\n";
+    return tilemm::kExitInputError;
+  }
+
+  // Everything about the input is checked before Kokkos starts or anything is computed.
+  std::vector<tilemm::Problem> problems;
+  for (const auto& spec : options.specs) {
+    auto loaded = tilemm::load_spec(spec);
+    problems.insert(problems.end(), loaded.begin(), loaded.end());
+  }
+  for (const auto& path : {options.json, options.csv}) {
+    if (path.empty()) continue;
+    try {
+      tilemm::check_writable(path);
+    } catch (const std::exception& e) {
+      throw tilemm::InputError(e.what());
+    }
+  }
+
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  std::vector<char*> kokkos_argv;
+  for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
+  kokkos_argv.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+
+  if (options.list_backends) {
+    for (const auto& name : tilemm::available_backends()) {
+      std::cout << name << (name == tilemm::default_backend() ? " (default)" : "") << "\n";
+    }
+    return tilemm::kExitOk;
+  }
+  const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
+  tilemm::check_backend(backend);
+  const auto plans = tilemm::plan(problems, backend);
+  for (const auto& p : problems) {
+    if (p.c_out.empty()) continue;
+    for (const auto& run : p.runs) {
+      const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
+      try {
+        tilemm::check_writable(path);
+      } catch (const std::exception& e) {
+        throw tilemm::InputError(p.origin.where() + ": key 'c_out': " + e.what());
+      }
+    }
+  }
+  const auto context =
+      tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  return run_all(plans, backend, options, context);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_cli(argc, argv);
+  } catch (const tilemm::InputError& e) {
+    std::cerr << "tilemm: error: " << e.what() << "\n";
+    return tilemm::kExitInputError;
+  } catch (const tilemm::RuntimeFailure& e) {
+    std::cerr << "tilemm: runtime failure: " << e.what() << "\n";
+    return tilemm::kExitRuntimeError;
+  } catch (const std::exception& e) {
+    std::cerr << "tilemm: runtime failure: " << e.what() << "\n";
+    return tilemm::kExitRuntimeError;
+  }
+}

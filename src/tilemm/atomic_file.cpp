@@ -1,0 +1,71 @@
+#include "tilemm/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace tilemm {
+namespace fs = std::filesystem;
+
+namespace {
+fs::path folder_of(const std::string& path) {
+  fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+fs::path temp_path_for(const std::string& path) {
+  return folder_of(path) /
+         ("." + fs::path(path).filename().string() + ".tmp." + std::to_string(::getpid()));
+}
+}  // namespace
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& fill) {
+  const fs::path target(path);
+  const fs::path temp = temp_path_for(path);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+    }
+    fill(out);
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw std::runtime_error("cannot write '" + path + "': write failed (disk full?)");
+    }
+  }
+  if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+  }
+}
+
+void check_writable(const std::string& path) {
+  const fs::path folder = folder_of(path);
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    throw std::runtime_error("cannot write '" + path + "': folder '" + folder.string() +
+                             "' does not exist");
+  }
+  if (fs::is_directory(path, ec)) {
+    throw std::runtime_error("cannot write '" + path + "': it is a folder");
+  }
+  // Try what the real write will do: create a temporary file in that folder, then remove it.
+  const fs::path probe = temp_path_for(path);
+  std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  out.close();
+  fs::remove(probe, ec);
+}
+
+}  // namespace tilemm

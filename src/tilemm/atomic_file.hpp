@@ -1,0 +1,20 @@
+// Result files are written whole or not at all: into a temporary file beside the target, then
+// renamed over it, so that a job killed mid-write leaves the previous complete version, never half
+// a file.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace tilemm {
+
+/// Calls `fill` with a stream to a temporary file in the target's folder, then renames it to
+/// `path`. Throws std::runtime_error naming the path when the file cannot be written.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
+
+/// Checks that `path` can be created or replaced (its folder exists and is writable), without
+/// touching an existing file. Throws std::runtime_error naming the path and the reason.
+void check_writable(const std::string& path);
+
+}  // namespace tilemm

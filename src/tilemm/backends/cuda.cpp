@@ -1,0 +1,10 @@
+// The Cuda backend: the runner compiled for Kokkos::Cuda, when this Kokkos build has it.
+#include "tilemm/backend_runner.hpp"
+
+namespace tilemm {
+#ifdef KOKKOS_ENABLE_CUDA
+BackendOps cuda_backend() {
+  return BackendRunner<Kokkos::Cuda>::ops("cuda");
+}
+#endif
+}  // namespace tilemm

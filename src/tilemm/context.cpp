@@ -1,0 +1,87 @@
+#include "tilemm/context.hpp"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <memory>
+
+#include <Kokkos_Core.hpp>
+
+#include "tilemm/build_info.hpp"  // generated at configure time
+#include "tilemm/system_info.hpp"
+#include "tilemm/version_info.hpp"  // generated at build time: TILEMM_GIT_HASH
+
+namespace tilemm {
+namespace {
+
+std::string kokkos_version() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+}  // namespace
+
+std::string sha256_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  std::array<char, 1 << 16> buffer;
+  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+    EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+std::string version_text() {
+  return std::string("tilemm ") + TILEMM_VERSION + " (git " + TILEMM_GIT_HASH + ")\nKokkos " +
+         kokkos_version() + ", Kokkos Kernels " + TILEMM_KOKKOSKERNELS_VERSION + "\n";
+}
+
+RunContext gather_context(const std::string& backend, const std::vector<std::string>& spec_files,
+                          const std::vector<std::string>& command_line) {
+  RunContext c;
+  c.tilemm_version = TILEMM_VERSION;
+  c.git_hash = TILEMM_GIT_HASH;
+  c.kokkos_version = kokkos_version();
+  c.kokkos_kernels_version = TILEMM_KOKKOSKERNELS_VERSION;
+  c.kokkos_arch = TILEMM_KOKKOS_ARCH;
+  c.kokkos_backends = available_backends();
+  c.backend = describe_backend(backend);
+  c.compiler = TILEMM_COMPILER;
+  c.build_type = TILEMM_BUILD_TYPE;
+  for (const char* name :
+       {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_DYNAMIC",
+        "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS"}) {
+    const char* value = std::getenv(name);
+    c.environment.emplace_back(name, value ? value : "");
+  }
+  c.utc_time = utc_now();
+  c.hostname = system_info::hostname();
+  c.command_line = command_line;
+  for (const auto& file : spec_files) c.inputs.push_back({file, sha256_of_file(file)});
+  return c;
+}
+
+}  // namespace tilemm

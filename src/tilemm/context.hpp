@@ -1,0 +1,40 @@
+// The provenance a backend comparison needs with every set of results: what ran, where, built how.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilemm/runner.hpp"
+
+namespace tilemm {
+
+struct InputFile {
+  std::string path;
+  std::string sha256;
+};
+
+struct RunContext {
+  std::string tilemm_version, git_hash;
+  std::string kokkos_version, kokkos_kernels_version, kokkos_arch;
+  std::vector<std::string> kokkos_backends;  // every backend this build has
+  BackendInfo backend;                       // the one used
+  std::string compiler, build_type;
+  std::vector<std::pair<std::string, std::string>>
+      environment;  // OMP_*, KOKKOS_*, CUDA_VISIBLE_DEVICES
+  std::string utc_time, hostname;
+  std::vector<std::string> command_line;
+  std::vector<InputFile> inputs;
+};
+
+/// Gathers the context of a run on `backend` (Kokkos initialized).
+RunContext gather_context(const std::string& backend, const std::vector<std::string>& spec_files,
+                          const std::vector<std::string>& command_line);
+
+/// "tilemm 0.1.0 (git abc123)" with the Kokkos versions, for --version.
+std::string version_text();
+
+/// SHA-256 of a file's bytes, in hex ("" when it cannot be read).
+std::string sha256_of_file(const std::string& path);
+
+}  // namespace tilemm

@@ -1,0 +1,40 @@
+// Failures and the exit status each one maps to (the CLI's contract with batch scripts).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tilemm {
+
+enum ExitStatus : int {
+  kExitOk = 0,                // every result validated
+  kExitValidationFailed = 1,  // at least one result failed validation
+  kExitInputError = 2,        // usage, spec file, .npy file or a launch that cannot fit
+  kExitRuntimeError = 3,      // not enough memory, a backend failure, an unwritable result file
+};
+
+/// Bad input: a spec, a .npy file, a command-line option. The message names the file, the problem
+/// and the key.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The input is valid but cannot run here: not enough memory, the backend failed.
+class RuntimeFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A launch (tile, team size) that this backend cannot run; `key` is the spec key to change.
+class LaunchError : public std::invalid_argument {
+ public:
+  LaunchError(std::string key, const std::string& what)
+      : std::invalid_argument(what), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+}  // namespace tilemm

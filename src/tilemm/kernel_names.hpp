@@ -1,0 +1,20 @@
+// The kernels tilemm knows, by the names used in spec files, on the command line and in results.
+// Kokkos-free, so that the spec reader can check names without knowing how kernels run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tilemm {
+
+inline const std::vector<std::string>& kernel_names() {
+  static const std::vector<std::string> names = {"naive", "tiled", "kokkos-kernels"};
+  return names;
+}
+
+/// Kernels whose launch takes a tile and a team size (the team-scratch kernels).
+inline bool kernel_is_tiled(const std::string& name) {
+  return name == "tiled";
+}
+
+}  // namespace tilemm

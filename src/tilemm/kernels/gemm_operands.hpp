@@ -1,0 +1,58 @@
+// The operands of C = alpha * op(A) * op(B) + beta * C, as every kernel sees them.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace tilemm::kernels {
+
+/// op(X): a read-only matrix or its transpose, indexed as op(X)(row, col).
+template <class View>
+struct OpView {
+  View x;
+  bool transposed = false;
+
+  using value_type = typename View::non_const_value_type;
+
+  KOKKOS_INLINE_FUNCTION value_type operator()(int row, int col) const {
+    return transposed ? x(col, row) : x(row, col);
+  }
+  KOKKOS_INLINE_FUNCTION int rows() const {
+    return static_cast<int>(transposed ? x.extent(1) : x.extent(0));
+  }
+  KOKKOS_INLINE_FUNCTION int cols() const {
+    return static_cast<int>(transposed ? x.extent(0) : x.extent(1));
+  }
+  /// True when op(X)(row, col) and op(X)(row, col + 1) are neighbours in memory.
+  KOKKOS_INLINE_FUNCTION bool contiguous_along_cols() const {
+    return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value != transposed;
+  }
+};
+
+template <class ExecSpace, class Scalar, class Layout>
+struct GemmOperands {
+  using execution_space = ExecSpace;
+  using scalar_type = Scalar;
+  using layout = Layout;
+  // The device type names the backend too, so that Kokkos Kernels runs on it (not on the memory
+  // space's default backend: Serial and OpenMP share HostSpace).
+  using device_type = Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>;
+  using matrix = Kokkos::View<Scalar**, Layout, device_type>;
+  using const_matrix = Kokkos::View<const Scalar**, Layout, device_type>;
+
+  OpView<const_matrix> a, b;  // op(A) is m x k, op(B) is k x n
+  matrix c;                   // m x n
+  Scalar alpha = 1, beta = 0;
+
+  int m() const { return static_cast<int>(c.extent(0)); }
+  int n() const { return static_cast<int>(c.extent(1)); }
+  int k() const { return a.cols(); }
+};
+
+/// C(i,j) <- alpha * acc + beta * C(i,j). With beta == 0, C is not read (BLAS semantics): a NaN
+/// already in C must not reach the result.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION void scale_into(Scalar& c, Scalar acc, Scalar alpha, Scalar beta) {
+  c = beta == Scalar(0) ? alpha * acc : alpha * acc + beta * c;
+}
+
+}  // namespace tilemm::kernels

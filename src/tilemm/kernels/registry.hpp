@@ -1,0 +1,37 @@
+// Every kernel by name (the names of kernel_names.hpp), for one backend, precision and layout.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "tilemm/kernels/kokkos_kernels.hpp"
+#include "tilemm/kernels/naive.hpp"
+#include "tilemm/kernels/tiled.hpp"
+
+namespace tilemm::kernels {
+
+template <class ExecSpace, class Scalar, class Layout>
+struct Registry {
+  using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+
+  /// The launch `kernel` will use on this backend: the request, completed with the backend's
+  /// defaults and checked against its limits. Throws LaunchError when it cannot fit.
+  static LaunchConfig plan(const std::string& kernel, const LaunchRequest& request) {
+    if (kernel == "tiled") return TiledGemm<ExecSpace, Scalar, Layout>::plan(request);
+    return {};  // naive and kokkos-kernels leave the launch to Kokkos
+  }
+
+  static void run(const std::string& kernel, const LaunchConfig& cfg, const Operands& g) {
+    if (kernel == "naive") {
+      naive(g);
+    } else if (kernel == "tiled") {
+      TiledGemm<ExecSpace, Scalar, Layout>::run(g, cfg);
+    } else if (kernel == "kokkos-kernels") {
+      kokkos_kernels(g);
+    } else {
+      throw std::logic_error("no kernel named '" + kernel + "'");
+    }
+  }
+};
+
+}  // namespace tilemm::kernels

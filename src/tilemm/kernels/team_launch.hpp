@@ -1,0 +1,59 @@
+// Launch shapes for the team-scratch kernels, chosen per backend through Kokkos' own queries, so
+// that the kernel sources need no backend branches: only these parameters differ.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "tilemm/errors.hpp"
+#include "tilemm/types.hpp"
+
+namespace tilemm::kernels {
+
+/// A backend whose threads can read host memory runs on CPU cores (Serial, OpenMP, Threads); the
+/// others (CUDA, HIP, SYCL) run on an accelerator with wide teams.
+template <class ExecSpace>
+constexpr bool runs_on_cpu() {
+  return Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+}
+
+/// The largest power of two that is <= n (and >= 1).
+inline int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+/// Checks a launch against the backend's limits for this kernel: level-0 scratch per team
+/// (`scratch_size_max(0)`) and threads per team (`team_size_max`, which accounts for the kernel's
+/// registers and its scratch). Throws LaunchError saying which limit is exceeded.
+template <class Kernel>
+void check_team_launch(const Kernel& kernel, const LaunchConfig& cfg) {
+  using Policy = typename Kernel::Policy;
+  const std::size_t scratch_max = static_cast<std::size_t>(Policy::scratch_size_max(0));
+  if (cfg.scratch_bytes > scratch_max) {
+    throw LaunchError("tile", "tile " + cfg.tile.to_string() + " needs " +
+                                  std::to_string(cfg.scratch_bytes) +
+                                  " bytes of level-0 team scratch; this backend allows " +
+                                  std::to_string(scratch_max));
+  }
+  if (cfg.vector_length > Policy::vector_length_max()) {
+    throw LaunchError("tile", "vector length " + std::to_string(cfg.vector_length) +
+                                  " exceeds this backend's maximum " +
+                                  std::to_string(Policy::vector_length_max()));
+  }
+  Policy probe(1, 1, cfg.vector_length);
+  probe.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes));
+  const int team_max = probe.team_size_max(kernel, Kokkos::ParallelForTag());
+  if (cfg.team_size < 1 || cfg.team_size > team_max) {
+    throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
+                                       " (x vector length " + std::to_string(cfg.vector_length) +
+                                       ") with tile " + cfg.tile.to_string() +
+                                       " exceeds this backend's maximum of " +
+                                       std::to_string(team_max) + " for this kernel");
+  }
+}
+
+}  // namespace tilemm::kernels

@@ -1,0 +1,45 @@
+// numpy's .npy format (NEP 1, versions 1.0-3.0) for 2-D float32/float64 little-endian arrays.
+//
+// Why not a library: the .npy reader that Debian packages for C++ (xtensor's xnpy) trusts the file:
+// it neither checks the header length against the file nor notices a truncated array, and tilemm
+// must turn every malformed file into a clear error. The format is one short header and raw data,
+// so the strict reader below is small; it is fuzzed (tests/fuzz) and round-trip tested against
+// numpy's own output (tests/data).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilemm::npy {
+
+struct Header {
+  std::string descr;  // "<f4" or "<f8"
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+  std::size_t data_offset = 0;  // bytes before the array data
+
+  std::size_t item_bytes() const { return descr == "<f4" ? 4 : 8; }
+  std::int64_t count() const;
+};
+
+/// Parses a header held in memory (`bytes` is the start of a file, `file_bytes` its whole size).
+/// Throws std::invalid_argument with the reason when the header is malformed, the dtype is not
+/// float32/float64 little-endian, or the file is shorter than its array.
+Header parse_header(const char* bytes, std::size_t available, std::size_t file_bytes);
+
+/// Reads and checks the header of a file. Throws std::invalid_argument (as above) or
+/// std::runtime_error (cannot open or read the file).
+Header read_header(const std::string& path);
+
+/// Reads the array data of a 2-D file as doubles, in the file's own element order.
+std::vector<double> read_data(const std::string& path, const Header& header);
+
+/// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols
+/// elements in row-major order when !fortran_order, column-major otherwise.
+void write(const std::string& path, const float* data, std::int64_t rows, std::int64_t cols,
+           bool fortran_order);
+void write(const std::string& path, const double* data, std::int64_t rows, std::int64_t cols,
+           bool fortran_order);
+
+}  // namespace tilemm::npy

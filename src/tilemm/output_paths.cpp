@@ -1,0 +1,60 @@
+#include "tilemm/output_paths.hpp"
+
+#include <map>
+#include <stdexcept>
+
+namespace tilemm {
+namespace {
+
+std::map<std::string, std::string> placeholder_values(const Problem& problem, const KernelRun& run,
+                                                      const std::string& backend) {
+  return {{"name", problem.origin.name},
+          {"kernel", run.kernel},
+          {"backend", backend},
+          {"m", std::to_string(problem.m)},
+          {"n", std::to_string(problem.n)},
+          {"k", std::to_string(problem.k)},
+          {"precision", to_string(problem.precision)},
+          {"layout", to_string(problem.layout)},
+          {"tile", run.launch.tile ? run.launch.tile->to_string() : "default"},
+          {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"}};
+}
+
+/// Replaces each {key} with lookup(key); throws on an unknown key or a '{' without '}'.
+template <class Lookup>
+std::string substitute(const std::string& text, Lookup lookup) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') {
+      out += text[i];
+      continue;
+    }
+    const std::size_t close = text.find('}', i);
+    if (close == std::string::npos) throw std::invalid_argument("'{' without a closing '}'");
+    out += lookup(text.substr(i + 1, close - i - 1));
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace
+
+void check_path_template(const std::string& path_template) {
+  const auto known = placeholder_values(Problem{}, KernelRun{}, "");
+  substitute(path_template, [&](const std::string& key) {
+    if (!known.count(key)) {
+      throw std::invalid_argument("unknown placeholder {" + key +
+                                  "}; known: {name} {kernel} {backend} {m} {n} {k} {precision} "
+                                  "{layout} {tile} {team_size}");
+    }
+    return std::string();
+  });
+}
+
+std::string expand_path_template(const std::string& path_template, const Problem& problem,
+                                 const KernelRun& run, const std::string& backend) {
+  const auto values = placeholder_values(problem, run, backend);
+  return substitute(path_template, [&](const std::string& key) { return values.at(key); });
+}
+
+}  // namespace tilemm

@@ -1,0 +1,56 @@
+// One GEMM problem after its spec has been read, checked and expanded: everything a run needs,
+// nothing about YAML. A sweep in the spec becomes several Problems that share a name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilemm/types.hpp"
+
+namespace tilemm {
+
+/// Where a problem came from, so that every message about it can name the file and the problem.
+struct Origin {
+  std::string file;  // the spec file as given on the command line
+  std::string name;  // the problem's `name`
+  int index = 0;     // its position in `problems:` (0-based)
+  int line = 0;      // its line in the file (1-based; 0 if unknown)
+
+  /// "inputs/x.yaml: problem 'square' (#2, line 14)"
+  std::string where() const;
+};
+
+/// A matrix read from a .npy file instead of generated.
+struct NpySource {
+  std::string path;  // resolved against the spec file's folder
+  std::int64_t rows = 0, cols = 0;
+  bool fortran_order = false;
+  std::size_t data_offset = 0;  // where the array starts in the file
+};
+
+/// One kernel to run on a problem, with its launch request (tile and team size, if asked for).
+struct KernelRun {
+  std::string kernel;
+  LaunchRequest launch;
+};
+
+struct Problem {
+  Origin origin;
+  std::int64_t m = 0, n = 0, k = 0;
+  Precision precision = Precision::Double;
+  Layout layout = Layout::Right;
+  Trans trans_a = Trans::N, trans_b = Trans::N;
+  double alpha = 1.0, beta = 0.0;
+  std::vector<KernelRun> runs;
+  int repeats = 10;
+  int warmup = 2;
+  std::uint64_t seed = 42;
+  std::optional<NpySource> a, b, c;  // data from files; random data (from `seed`) otherwise
+  std::string c_out;                 // path template for the result C of each kernel ("" = none)
+
+  /// Bytes of one element in the problem's precision.
+  std::size_t scalar_bytes() const { return precision == Precision::Float ? 4 : 8; }
+};
+
+}  // namespace tilemm

@@ -1,0 +1,187 @@
+#include "tilemm/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "tilemm/atomic_file.hpp"
+
+namespace tilemm {
+namespace {
+
+std::string csv_field(const nlohmann::ordered_json& value) {
+  if (value.is_null()) return "";
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (!value.is_string()) return value.dump();
+  const std::string s = value.get<std::string>();
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string data_source(const Problem& p) {
+  if (!p.a && !p.b && !p.c) return "random";
+  std::string s;
+  if (p.a) s += "a=" + p.a->path + " ";
+  if (p.b) s += "b=" + p.b->path + " ";
+  if (p.c) s += "c=" + p.c->path + " ";
+  return s + "(others random)";
+}
+
+}  // namespace
+
+const std::vector<std::string>& result_columns() {
+  static const std::vector<std::string> columns = {
+      "name",       "kernel",      "backend",       "m",
+      "n",          "k",           "precision",     "layout",
+      "trans_a",    "trans_b",     "alpha",         "beta",
+      "tile",       "team_size",   "vector_length", "scratch_bytes",
+      "repeats",    "warmup",      "time_min_s",    "time_median_s",
+      "time_max_s", "time_mean_s", "gflops",        "gflops_best",
+      "error",      "tolerance",   "verdict",       "seed",
+      "data",       "c_out",       "spec",          "device",
+      "hostname",   "utc_time"};
+  return columns;
+}
+
+nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
+  const Problem& p = *r.problem;
+  const bool launched = r.launch.tile.bm > 0;
+  nlohmann::ordered_json row;
+  row["name"] = p.origin.name;
+  row["kernel"] = r.kernel;
+  row["backend"] = r.backend;
+  row["m"] = p.m;
+  row["n"] = p.n;
+  row["k"] = p.k;
+  row["precision"] = to_string(p.precision);
+  row["layout"] = to_string(p.layout);
+  row["trans_a"] = to_string(p.trans_a);
+  row["trans_b"] = to_string(p.trans_b);
+  row["alpha"] = p.alpha;
+  row["beta"] = p.beta;
+  row["tile"] = launched ? nlohmann::ordered_json(r.tile_text()) : nlohmann::ordered_json();
+  row["team_size"] =
+      launched ? nlohmann::ordered_json(r.launch.team_size) : nlohmann::ordered_json();
+  row["vector_length"] =
+      launched ? nlohmann::ordered_json(r.launch.vector_length) : nlohmann::ordered_json();
+  row["scratch_bytes"] =
+      launched ? nlohmann::ordered_json(r.launch.scratch_bytes) : nlohmann::ordered_json();
+  row["repeats"] = p.repeats;
+  row["warmup"] = p.warmup;
+  row["time_min_s"] = r.time.min;
+  row["time_median_s"] = r.time.median;
+  row["time_max_s"] = r.time.max;
+  row["time_mean_s"] = r.time.mean;
+  row["gflops"] = r.gflops;
+  row["gflops_best"] = r.gflops_best;
+  // JSON has no Inf: an error that is not finite (NaN or Inf in C) is written as null.
+  row["error"] =
+      std::isfinite(r.error) ? nlohmann::ordered_json(r.error) : nlohmann::ordered_json();
+  row["tolerance"] = r.tolerance;
+  row["verdict"] = r.passed ? "pass" : "fail";
+  row["seed"] = p.seed;
+  row["data"] = data_source(p);
+  row["c_out"] = r.c_out.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.c_out);
+  row["spec"] = p.origin.file;
+  row["device"] = context.backend.device;
+  row["hostname"] = context.hostname;
+  row["utc_time"] = context.utc_time;
+  return row;
+}
+
+nlohmann::ordered_json context_json(const RunContext& c) {
+  nlohmann::ordered_json j;
+  j["tilemm_version"] = c.tilemm_version;
+  j["git_hash"] = c.git_hash;
+  j["kokkos_version"] = c.kokkos_version;
+  j["kokkos_kernels_version"] = c.kokkos_kernels_version;
+  j["kokkos_arch"] = c.kokkos_arch;
+  j["kokkos_backends"] = c.kokkos_backends;
+  j["backend"] = c.backend.name;
+  j["concurrency"] = c.backend.concurrency;
+  j["device"] = c.backend.device;
+  j["memory_kind"] = c.backend.memory_kind;
+  j["memory_bytes"] = c.backend.memory_total;
+  for (const auto& [key, value] : c.backend.details) j[key] = value;
+  j["compiler"] = c.compiler;
+  j["build_type"] = c.build_type;
+  nlohmann::ordered_json env = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : c.environment) env[key] = value;
+  j["environment"] = env;
+  j["utc_time"] = c.utc_time;
+  j["hostname"] = c.hostname;
+  j["command_line"] = c.command_line;
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const auto& input : c.inputs)
+    inputs.push_back({{"file", input.path}, {"sha256", input.sha256}});
+  j["inputs"] = inputs;
+  j["validation"] =
+      "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0|) against a "
+      "double-precision KokkosBlas::gemm R; pass when error <= (k + 2) * eps(precision)";
+  return j;
+}
+
+ResultsFile::ResultsFile(std::string path, Format format, const RunContext& context)
+    : path_(std::move(path)), format_(format), context_(context) {
+  write();
+}
+
+void ResultsFile::add(const Result& r) {
+  rows_.push_back(result_row(r, context_));
+  write();
+}
+
+void ResultsFile::finish(const std::string& status) {
+  status_ = status;
+  write();
+}
+
+void ResultsFile::write() const {
+  write_file_atomically(path_, [&](std::ostream& out) {
+    if (format_ == Format::Json) {
+      nlohmann::ordered_json doc;
+      doc["schema"] = "tilemm.results/1";
+      doc["status"] = status_;
+      doc["context"] = context_json(context_);
+      doc["results"] = rows_;
+      out << doc.dump(2) << "\n";
+      return;
+    }
+    const auto& columns = result_columns();
+    for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
+    out << "\n";
+    for (const auto& row : rows_) {
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        out << (i ? "," : "") << csv_field(row[columns[i]]);
+      }
+      out << "\n";
+    }
+  });
+}
+
+void Table::row(const Result& r) {
+  const Problem& p = *r.problem;
+  char line[512];
+  if (!header_printed_) {
+    std::snprintf(line, sizeof(line),
+                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-14s %11s %10s %9s %9s %s\n",
+                  "name", "kernel", "backend", "m", "n", "k", "prec", "layout", "op", "tile",
+                  "median_ms", "GFLOP/s", "error", "tol", "check");
+    out_ << line;
+    header_printed_ = true;
+  }
+  const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
+  std::snprintf(
+      line, sizeof(line),
+      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-14s %11.4f %10.2f %9.2e %9.2e %s\n",
+      p.origin.name.c_str(), r.kernel.c_str(), r.backend.c_str(), static_cast<long long>(p.m),
+      static_cast<long long>(p.n), static_cast<long long>(p.k), to_string(p.precision).c_str(),
+      to_string(p.layout).c_str(), op.c_str(), r.tile_text().empty() ? "-" : r.tile_text().c_str(),
+      r.time.median * 1e3, r.gflops, r.error, r.tolerance, r.passed ? "PASS" : "FAIL");
+  out_ << line << std::flush;
+}
+
+}  // namespace tilemm

@@ -1,0 +1,55 @@
+// Results out: a table on stdout, and JSON and CSV files with one row per kernel result (the same
+// columns in both) plus the run's context. Files are rewritten whole after every result, through a
+// temporary file, so that a job killed mid-sweep keeps every result it finished, in a valid file.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tilemm/context.hpp"
+#include "tilemm/result.hpp"
+
+namespace tilemm {
+
+/// The columns of a result row, in order: the contract that users' scripts read.
+const std::vector<std::string>& result_columns();
+
+nlohmann::ordered_json result_row(const Result& r, const RunContext& context);
+nlohmann::ordered_json context_json(const RunContext& context);
+
+class ResultsFile {
+ public:
+  enum class Format { Json, Csv };
+
+  /// Writes the file at once (no rows, status "running"), which also proves it writable.
+  ResultsFile(std::string path, Format format, const RunContext& context);
+
+  void add(const Result& r);
+  /// "complete", "interrupted" or "failed: <why>"; rewrites the file.
+  void finish(const std::string& status);
+
+ private:
+  void write() const;
+
+  std::string path_;
+  Format format_;
+  const RunContext& context_;
+  std::vector<nlohmann::ordered_json> rows_;
+  std::string status_ = "running";
+};
+
+/// The human-readable table: one line per result, printed as results arrive.
+class Table {
+ public:
+  explicit Table(std::ostream& out) : out_(out) {}
+  void row(const Result& r);
+
+ private:
+  std::ostream& out_;
+  bool header_printed_ = false;
+};
+
+}  // namespace tilemm

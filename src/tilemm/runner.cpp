@@ -1,0 +1,170 @@
+#include "tilemm/runner.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "tilemm/backend_runner.hpp"
+#include "tilemm/errors.hpp"
+#include "tilemm/system_info.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace tilemm {
+
+#ifdef KOKKOS_ENABLE_SERIAL
+BackendOps serial_backend();
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+BackendOps openmp_backend();
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+BackendOps cuda_backend();
+#endif
+
+namespace {
+
+const std::vector<BackendOps>& backends() {
+  static const std::vector<BackendOps> all = {
+#ifdef KOKKOS_ENABLE_SERIAL
+      serial_backend(),
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+      openmp_backend(),
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+      cuda_backend(),
+#endif
+  };
+  return all;
+}
+
+const BackendOps& backend(const std::string& name) {
+  check_backend(name);
+  for (const auto& b : backends()) {
+    if (b.name == name) return b;
+  }
+  throw std::logic_error("unreachable");
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string gib(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> available_backends() {
+  std::vector<std::string> names;
+  for (const auto& b : backends()) names.push_back(b.name);
+  return names;
+}
+
+std::string default_backend() {
+  return lower(Kokkos::DefaultExecutionSpace::name());
+}
+
+void check_backend(const std::string& name) {
+  const auto names = available_backends();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw InputError("--backend '" + name + "': this build of Kokkos has " + list);
+  }
+}
+
+std::size_t memory_available(const std::string& name) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return free_bytes;
+    return 0;
+  }
+#endif
+  (void)name;
+  return system_info::host_memory_available();
+}
+
+std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& name) {
+  const BackendOps& b = backend(name);
+  std::vector<Plan> plans;
+  for (const auto& p : problems) {
+    Plan plan;
+    plan.problem = &p;
+    for (const auto& run : p.runs) {
+      try {
+        plan.launches.push_back(b.plan(p, run));
+      } catch (const LaunchError& e) {
+        throw InputError(p.origin.where() + ": key '" + e.key() + "': kernel '" + run.kernel +
+                         "' on " + name + ": " + e.what());
+      }
+    }
+    plan.bytes_needed = b.bytes_needed(p);
+    const std::size_t available = memory_available(name);
+    if (plan.bytes_needed > available) {
+      throw RuntimeFailure(
+          p.origin.where() + ": m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+          " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " needs " +
+          std::to_string(plan.bytes_needed) + " bytes (" + gib(plan.bytes_needed) + ") of " +
+          (b.on_host ? "host" : "device") + " memory; " + std::to_string(available) + " bytes (" +
+          gib(available) + ") are available");
+    }
+    plans.push_back(plan);
+  }
+  return plans;
+}
+
+bool run(const Plan& plan, const std::string& name,
+         const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
+  const BackendOps& b = backend(name);
+  try {
+    return b.run(plan, name, on_result, stop);
+  } catch (const std::bad_alloc&) {
+    throw RuntimeFailure(plan.problem->origin.where() + ": out of memory (needs about " +
+                         std::to_string(plan.bytes_needed) + " bytes; " +
+                         std::to_string(memory_available(name)) + " available now)");
+  }
+}
+
+BackendInfo describe_backend(const std::string& name) {
+  const BackendOps& b = backend(name);
+  BackendInfo info;
+  info.name = name;
+  info.concurrency = b.concurrency();
+  info.device = system_info::cpu_model();
+  info.memory_kind = "host memory";
+  info.memory_total = system_info::host_memory_total();
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    const int device = Kokkos::Cuda().cuda_device();
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, device);
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    auto version = [](int v) {
+      return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    };
+    info.device = prop.name;
+    info.memory_kind = "device memory";
+    info.memory_total = prop.totalGlobalMem;
+    info.details = {
+        {"cuda_device_id", std::to_string(device)},
+        {"cuda_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+        {"cuda_multiprocessors", std::to_string(prop.multiProcessorCount)},
+        {"cuda_runtime_version", version(runtime)},
+        {"cuda_driver_version", version(driver)},
+        {"host_cpu", system_info::cpu_model()}};
+  }
+#endif
+  return info;
+}
+
+}  // namespace tilemm

@@ -1,0 +1,57 @@
+// Running problems on a backend: plan (check every launch and the memory, before anything runs),
+// then run each problem, validating and timing every kernel. Kokkos-free, so the CLI needs no
+// Kokkos types.
+#pragma once
+
+#include <csignal>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tilemm/problem.hpp"
+#include "tilemm/result.hpp"
+
+namespace tilemm {
+
+/// The execution spaces of this Kokkos build, by tilemm's names: "serial", "openmp", "cuda".
+std::vector<std::string> available_backends();
+/// Kokkos' default execution space, by tilemm's name.
+std::string default_backend();
+/// Throws InputError naming the available backends when `name` is not one of them.
+void check_backend(const std::string& name);
+
+/// A problem checked against a backend: the launch of each of its kernel runs, and its memory need.
+struct Plan {
+  const Problem* problem = nullptr;
+  std::vector<LaunchConfig> launches;  // one per problem->runs
+  std::size_t bytes_needed = 0;        // on the backend's memory space
+};
+
+/// Plans every problem on `backend`. Throws InputError when a launch cannot fit the backend (key
+/// 'tile' or 'team_size'), RuntimeFailure when a problem needs more memory than is available.
+/// Needs Kokkos initialized.
+std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& backend);
+
+/// Set (from a signal handler) to stop a run at the next repeat.
+using StopFlag = volatile std::sig_atomic_t;
+
+/// Runs one planned problem; `on_result` gets each kernel's result as soon as it is validated and
+/// timed. Returns false when `stop` was raised before the problem finished.
+bool run(const Plan& plan, const std::string& backend,
+         const std::function<void(const Result&)>& on_result, const StopFlag* stop);
+
+/// What a backend runs on, for the provenance of results.
+struct BackendInfo {
+  std::string name;
+  int concurrency = 0;
+  std::string device;       // CPU model or GPU name
+  std::string memory_kind;  // "host memory" or "device memory"
+  std::size_t memory_total = 0;
+  std::vector<std::pair<std::string, std::string>> details;  // e.g. CUDA versions, SM count
+};
+BackendInfo describe_backend(const std::string& name);
+
+/// Bytes of the backend's memory a new allocation can get now.
+std::size_t memory_available(const std::string& backend);
+
+}  // namespace tilemm

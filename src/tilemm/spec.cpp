@@ -1,0 +1,543 @@
+#include "tilemm/spec.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tilemm/errors.hpp"
+#include "tilemm/kernel_names.hpp"
+#include "tilemm/npy.hpp"
+#include "tilemm/output_paths.hpp"
+
+namespace tilemm {
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& problem_keys() {
+  static const std::vector<std::string> keys = {
+      "name",    "m",     "n",    "k",       "precision", "layout",    "trans_a",
+      "trans_b", "alpha", "beta", "kernels", "tile",      "team_size", "repeats",
+      "warmup",  "seed",  "a",    "b",       "c",         "c_out"};
+  return keys;
+}
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"problems", "defaults", "description"};
+constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max();
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// " (did you mean 'x'?)" for the closest candidate within two edits, "" otherwise.
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+std::string join(const std::vector<std::string>& words, const std::string& sep = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i) out += (i ? sep : "") + words[i];
+  return out;
+}
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+bool is_plain_scalar(const YAML::Node& node) {
+  // yaml-cpp tags quoted scalars "!" and plain ones "?": `m: "16"` is a string, not a number.
+  return node.IsScalar() && node.Tag() != "!";
+}
+
+/// Reads one problem (merged with `defaults:`) and knows how to word an error about it.
+class ProblemReader {
+ public:
+  ProblemReader(const std::string& file, const YAML::Node& problem, const YAML::Node& defaults,
+                int index)
+      : file_(file), problem_(problem), defaults_(defaults), index_(index) {
+    label_ = index < 0 ? "defaults" : "problem #" + std::to_string(index + 1);
+  }
+
+  [[noreturn]] void error(const YAML::Node& at, const std::string& key,
+                          const std::string& what) const {
+    std::ostringstream os;
+    os << file_;
+    if (at.IsDefined() && at.Mark().line >= 0) {
+      os << ":" << at.Mark().line + 1 << ":" << at.Mark().column + 1;
+    }
+    os << ": " << label_;
+    if (!key.empty()) os << ": key '" << key << "'";
+    os << ": " << what;
+    throw InputError(os.str());
+  }
+
+  /// The value of `key` in the problem, else in `defaults:`; undefined if in neither.
+  YAML::Node find(const std::string& key) const {
+    if (problem_[key]) return problem_[key];
+    if (defaults_.IsMap() && defaults_[key]) return defaults_[key];
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  bool in_problem(const std::string& key) const { return bool(problem_[key]); }
+
+  void check_keys(const YAML::Node& map, bool allow_name) const {
+    for (const auto& entry : map) {
+      const std::string key = entry.first.Scalar();
+      const auto& keys = problem_keys();
+      if (std::find(keys.begin(), keys.end(), key) == keys.end() ||
+          (!allow_name && key == "name")) {
+        error(entry.first, key,
+              "unknown key" + suggestion(key, keys) + "; known keys: " + join(keys));
+      }
+    }
+  }
+
+  std::string name() {
+    const YAML::Node node = problem_["name"];
+    if (!node) error(problem_, "name", "missing (every problem needs a name)");
+    if (!node.IsScalar() || node.Scalar().empty()) {
+      error(node, "name", "must be a non-empty string, got " + describe(node));
+    }
+    label_ = "problem '" + node.Scalar() + "' (#" + std::to_string(index_ + 1) + ")";
+    return node.Scalar();
+  }
+
+  /// A key that may hold one value or a list of values (a sweep).
+  template <class T, class Parse>
+  std::vector<T> list(const std::string& key, Parse parse, std::vector<T> fallback) const {
+    const YAML::Node node = find(key);
+    if (!node) return fallback;
+    std::vector<T> out;
+    if (node.IsSequence()) {
+      if (node.size() == 0) error(node, key, "the list is empty");
+      for (const auto& item : node) out.push_back(parse(item, key));
+    } else {
+      out.push_back(parse(node, key));
+    }
+    return out;
+  }
+
+  template <class T, class Parse>
+  T one(const std::string& key, Parse parse, T fallback) const {
+    const YAML::Node node = find(key);
+    if (!node) return fallback;
+    if (node.IsSequence()) error(node, key, "takes one value, not a list");
+    return parse(node, key);
+  }
+
+  std::int64_t integer(const YAML::Node& node, const std::string& key, std::int64_t min,
+                       std::int64_t max) const {
+    const std::string range =
+        "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    if (!is_plain_scalar(node)) error(node, key, "must be " + range + ", got " + describe(node));
+    const std::string& text = node.Scalar();
+    std::size_t digits_from = (!text.empty() && (text[0] == '+' || text[0] == '-')) ? 1 : 0;
+    const bool all_digits =
+        text.size() > digits_from && std::all_of(text.begin() + digits_from, text.end(),
+                                                 [](char c) { return c >= '0' && c <= '9'; });
+    if (!all_digits) error(node, key, "must be " + range + ", got '" + text + "'");
+    errno = 0;
+    const long long value = std::strtoll(text.c_str(), nullptr, 10);
+    if (errno == ERANGE || value < min || value > max) {
+      error(node, key, "must be " + range + ", got " + text);
+    }
+    return value;
+  }
+
+  double real(const YAML::Node& node, const std::string& key) const {
+    if (!is_plain_scalar(node)) error(node, key, "must be a number, got " + describe(node));
+    const std::string& text = node.Scalar();
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+      error(node, key, "must be a finite number, got '" + text + "'");
+    }
+    return value;
+  }
+
+  std::string word(const YAML::Node& node, const std::string& key,
+                   const std::vector<std::string>& allowed) const {
+    if (!node.IsScalar()) {
+      error(node, key, "must be one of " + join(allowed) + ", got " + describe(node));
+    }
+    const std::string& text = node.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+      error(
+          node, key,
+          "unknown value '" + text + "'" + suggestion(text, allowed) + "; one of " + join(allowed));
+    }
+    return text;
+  }
+
+  std::string path(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar() || node.Scalar().empty()) {
+      error(node, key, "must be a file path, got " + describe(node));
+    }
+    const fs::path p(node.Scalar());
+    if (p.is_absolute()) return p.string();
+    return (fs::path(file_).parent_path() / p).lexically_normal().string();
+  }
+
+  Tiling tile(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) {
+      error(node, key,
+            "must be a tile such as 16, \"64x64x16\" or \"128x128x8/8x8\", got " + describe(node));
+    }
+    const auto tiling = Tiling::parse(node.Scalar());
+    if (!tiling) {
+      error(node, key,
+            "'" + node.Scalar() +
+                "' is not a tile: write T (a TxTxT tile), BMxBNxBK, or BMxBNxBK/TMxTN");
+    }
+    return *tiling;
+  }
+
+  NpySource npy(const std::string& key) const {
+    const YAML::Node node = find(key);
+    NpySource src;
+    src.path = path(node, key);
+    npy::Header header;
+    try {
+      header = npy::read_header(src.path);
+    } catch (const std::exception& e) {
+      error(node, key, "'" + src.path + "': " + e.what());
+    }
+    src.rows = header.shape[0];
+    src.cols = header.shape[1];
+    src.fortran_order = header.fortran_order;
+    src.data_offset = header.data_offset;
+    dtypes_[key] = header.descr;
+    return src;
+  }
+
+  const std::string& dtype_of(const std::string& key) const { return dtypes_.at(key); }
+
+ private:
+  const std::string& file_;
+  YAML::Node problem_;
+  YAML::Node defaults_;
+  int index_;
+  std::string label_;
+  mutable std::map<std::string, std::string> dtypes_;
+};
+
+Precision parse_precision(const std::string& s) {
+  return s == "float" ? Precision::Float : Precision::Double;
+}
+Layout parse_layout(const std::string& s) {
+  return s == "right" ? Layout::Right : Layout::Left;
+}
+Trans parse_trans(const std::string& s) {
+  return s == "N" ? Trans::N : Trans::T;
+}
+
+/// Tiles per kernel: `tile: 32`, `tile: [16, 32]`, or `tile: {tiled: 32, ...}`.
+std::map<std::string, std::vector<Tiling>> read_tiles(const ProblemReader& r,
+                                                      const std::vector<std::string>& kernels) {
+  std::map<std::string, std::vector<Tiling>> tiles;
+  const YAML::Node node = r.find("tile");
+  if (!node) return tiles;
+  auto parse = [&](const YAML::Node& n, const std::string& key) {
+    return r.tile(n, key);
+  };
+  if (node.IsMap()) {
+    for (const auto& entry : node) {
+      const std::string kernel = entry.first.Scalar();
+      if (!kernel_is_tiled(kernel)) {
+        r.error(entry.first, "tile",
+                "'" + kernel + "' is not a kernel that takes a tile" +
+                    suggestion(kernel, kernel_names()));
+      }
+      std::vector<Tiling>& list = tiles[kernel];
+      if (entry.second.IsSequence()) {
+        for (const auto& item : entry.second) list.push_back(parse(item, "tile"));
+      } else {
+        list.push_back(parse(entry.second, "tile"));
+      }
+    }
+    return tiles;
+  }
+  const auto list = r.list<Tiling>("tile", parse, {});
+  bool any_tiled = false;
+  for (const auto& k : kernels) {
+    if (kernel_is_tiled(k)) {
+      tiles[k] = list;
+      any_tiled = true;
+    }
+  }
+  if (!any_tiled && r.in_problem("tile")) {
+    r.error(node, "tile", "none of the kernels [" + join(kernels) + "] takes a tile");
+  }
+  return tiles;
+}
+
+/// The shape of op(X) for a stored matrix of rows x cols.
+std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
+  return t == Trans::N ? std::make_pair(s.rows, s.cols) : std::make_pair(s.cols, s.rows);
+}
+
+std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
+                                  const YAML::Node& defaults, int index) {
+  ProblemReader r(file, node, defaults, index);
+  if (!node.IsMap()) {
+    r.error(node, "", "must be a mapping of keys (name, m, n, k, ...), got " + describe(node));
+  }
+  Problem base;
+  base.origin.file = file;
+  base.origin.index = index;
+  base.origin.line = node.Mark().line + 1;
+  base.origin.name = r.name();  // first, so that every later error names the problem
+  r.check_keys(node, /*allow_name=*/true);
+
+  auto integer = [&](std::int64_t min, std::int64_t max) {
+    return [&r, min, max](const YAML::Node& n, const std::string& key) {
+      return r.integer(n, key, min, max);
+    };
+  };
+  auto word = [&](std::vector<std::string> allowed) {
+    return [&r, allowed](const YAML::Node& n, const std::string& key) {
+      return r.word(n, key, allowed);
+    };
+  };
+
+  const auto trans = word({"N", "T"});
+  base.trans_a = parse_trans(r.one<std::string>("trans_a", trans, "N"));
+  base.trans_b = parse_trans(r.one<std::string>("trans_b", trans, "N"));
+  auto real = [&](const YAML::Node& n, const std::string& key) {
+    return r.real(n, key);
+  };
+  base.alpha = r.one<double>("alpha", real, 1.0);
+  base.beta = r.one<double>("beta", real, 0.0);
+  base.repeats = static_cast<int>(r.one<std::int64_t>("repeats", integer(1, 1000000), 10));
+  base.warmup = static_cast<int>(r.one<std::int64_t>("warmup", integer(0, 1000000), 2));
+  base.seed = static_cast<std::uint64_t>(
+      r.one<std::int64_t>("seed", integer(0, std::numeric_limits<std::int64_t>::max()), 42));
+
+  // Matrices from .npy files fix (and may supply) the extents they cover.
+  std::map<std::string, std::int64_t> from_files;  // "m", "n", "k" -> extent
+  std::map<std::string, std::string> from_which;
+  auto fix = [&](const std::string& extent, std::int64_t value, const std::string& key) {
+    auto [it, inserted] = from_files.emplace(extent, value);
+    if (!inserted && it->second != value) {
+      r.error(r.find(key), key,
+              "its shape gives " + extent + " = " + std::to_string(value) + " but '" +
+                  from_which[extent] + "' gives " + extent + " = " + std::to_string(it->second));
+    }
+    from_which.emplace(extent, key);
+  };
+  if (r.find("a")) {
+    base.a = r.npy("a");
+    const auto [rows, cols] = op_shape(*base.a, base.trans_a);
+    fix("m", rows, "a");
+    fix("k", cols, "a");
+  }
+  if (r.find("b")) {
+    base.b = r.npy("b");
+    const auto [rows, cols] = op_shape(*base.b, base.trans_b);
+    fix("k", rows, "b");
+    fix("n", cols, "b");
+  }
+  if (r.find("c")) {
+    base.c = r.npy("c");
+    fix("m", base.c->rows, "c");
+    fix("n", base.c->cols, "c");
+  }
+
+  auto extents = [&](const std::string& key) {
+    const auto fixed = from_files.find(key);
+    if (fixed == from_files.end()) {
+      if (!r.find(key)) {
+        r.error(node, key, "missing (give " + key + ", or a matrix file that fixes it)");
+      }
+      return r.list<std::int64_t>(key, integer(1, kMaxExtent), {});
+    }
+    const auto values = r.list<std::int64_t>(key, integer(1, kMaxExtent), {fixed->second});
+    if (values.size() != 1 || values[0] != fixed->second) {
+      r.error(r.find(key), key,
+              "'" + from_which[key] + "' has " + key + " = " + std::to_string(fixed->second) +
+                  "; the two must agree");
+    }
+    return values;
+  };
+  const auto ms = extents("m");
+  const auto ns = extents("n");
+  const auto ks = extents("k");
+
+  const auto precisions = r.list<std::string>("precision", word({"float", "double"}), {"double"});
+  const auto layouts = r.list<std::string>("layout", word({"right", "left"}), {"right"});
+
+  std::vector<std::string> kernels;
+  const YAML::Node kernels_node = r.find("kernels");
+  if (!kernels_node || (kernels_node.IsScalar() && kernels_node.Scalar() == "all")) {
+    kernels = kernel_names();
+  } else {
+    auto allowed = kernel_names();
+    allowed.push_back("all");
+    kernels = r.list<std::string>("kernels", word(allowed), {});
+    if (std::find(kernels.begin(), kernels.end(), "all") != kernels.end()) kernels = kernel_names();
+  }
+  const auto tiles = read_tiles(r, kernels);
+  const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
+
+  for (const auto& kernel : kernels) {
+    const auto it = tiles.find(kernel);
+    if (!kernel_is_tiled(kernel)) {
+      base.runs.push_back({kernel, {}});
+      continue;
+    }
+    const std::vector<std::optional<Tiling>> kernel_tiles =
+        it == tiles.end()
+            ? std::vector<std::optional<Tiling>>{std::nullopt}
+            : std::vector<std::optional<Tiling>>(it->second.begin(), it->second.end());
+    for (const auto& tile : kernel_tiles) {
+      for (const auto team_size : team_sizes) {
+        base.runs.push_back({kernel, {tile, static_cast<int>(team_size)}});
+      }
+    }
+  }
+
+  // Every .npy must hold the problem's precision: a file is never converted silently.
+  for (const char* key : {"a", "b", "c"}) {
+    if (!r.find(key)) continue;
+    const std::string want_float = "<f4", got = r.dtype_of(key);
+    for (const auto& p : precisions) {
+      const std::string want = p == "float" ? want_float : "<f8";
+      if (got != want) {
+        r.error(r.find(key), key,
+                "holds dtype '" + got + "' but the problem's precision is " + p + " (needs '" +
+                    want + "')");
+      }
+    }
+  }
+
+  if (r.find("c_out")) {
+    const YAML::Node c_out = r.find("c_out");
+    base.c_out = r.path(c_out, "c_out");
+    try {
+      check_path_template(base.c_out);
+    } catch (const std::invalid_argument& e) {
+      r.error(c_out, "c_out", e.what());
+    }
+  }
+
+  std::vector<Problem> expanded;
+  for (auto m : ms)
+    for (auto n : ns)
+      for (auto k : ks)
+        for (const auto& p : precisions)
+          for (const auto& l : layouts) {
+            Problem problem = base;
+            problem.m = m;
+            problem.n = n;
+            problem.k = k;
+            problem.precision = parse_precision(p);
+            problem.layout = parse_layout(l);
+            expanded.push_back(problem);
+          }
+
+  if (!base.c_out.empty()) {
+    // One file per result: a template that maps two results to one path would lose one of them.
+    std::set<std::string> seen;
+    for (const auto& problem : expanded) {
+      for (const auto& run : problem.runs) {
+        const std::string path = expand_path_template(problem.c_out, problem, run, "backend");
+        if (!seen.insert(path).second) {
+          r.error(r.find("c_out"), "c_out",
+                  "'" + problem.c_out + "' names one file for several results of this sweep; add " +
+                      "placeholders such as {m}, {n}, {k}, {precision}, {layout} or {tile}");
+        }
+      }
+    }
+  }
+  return expanded;
+}
+
+}  // namespace
+
+std::vector<Problem> load_spec(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a spec file");
+  {
+    std::ifstream probe(path);
+    if (!probe) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                     std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw InputError(path + ": cannot read: " + e.what());
+  }
+  if (!root.IsMap()) {
+    throw InputError(path + ": a spec file is a mapping with a 'problems:' list, got " +
+                     describe(root));
+  }
+  for (const auto& entry : root) {
+    const std::string key = entry.first.Scalar();
+    if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) {
+      throw InputError(path + ":" + std::to_string(entry.first.Mark().line + 1) +
+                       ": unknown top-level key '" + key + "'" + suggestion(key, kTopKeys) +
+                       "; known keys: " + join(kTopKeys));
+    }
+  }
+  const YAML::Node problems = root["problems"];
+  if (!problems || !problems.IsSequence() || problems.size() == 0) {
+    throw InputError(path + ": 'problems:' must be a non-empty list of problems");
+  }
+  const YAML::Node defaults = root["defaults"];
+  if (defaults) {
+    if (!defaults.IsMap()) throw InputError(path + ": 'defaults:' must be a mapping of keys");
+    ProblemReader(path, defaults, {}, -1).check_keys(defaults, /*allow_name=*/false);
+  }
+
+  std::vector<Problem> out;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    auto expanded = read_problem(path, problems[i], defaults, static_cast<int>(i));
+    out.insert(out.end(), expanded.begin(), expanded.end());
+  }
+  return out;
+}
+
+}  // namespace tilemm

@@ -1,0 +1,16 @@
+// Facts about the host, read from the operating system (Linux).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tilemm::system_info {
+
+std::string cpu_model();  // "model name" of /proc/cpuinfo
+std::string hostname();
+std::size_t host_memory_total();  // bytes
+/// Bytes a new host allocation can get: MemAvailable, capped by the address-space limit
+/// (`ulimit -v`) minus what the process already maps.
+std::size_t host_memory_available();
+
+}  // namespace tilemm::system_info

@@ -1,0 +1,56 @@
+// The vocabulary of a GEMM problem, free of Kokkos so that I/O code can use it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilemm {
+
+enum class Precision { Float, Double };
+enum class Layout {
+  Right,
+  Left
+};  // Right: row-major (C, numpy); Left: column-major (BLAS, Fortran)
+enum class Trans { N, T };
+
+std::string to_string(Precision p);
+std::string to_string(Layout l);
+std::string to_string(Trans t);
+
+/// Tile shape of the team-scratch kernels: each team computes a bm x bn block of C and walks K in
+/// steps of bk; the register-tiled kernel also gives each thread a tm x tn block of that tile.
+struct Tiling {
+  int bm = 0, bn = 0, bk = 0;
+  int tm = 1, tn = 1;
+
+  /// "16" -> 16x16x16; "64x32x8" -> bm=64, bn=32, bk=8; "128x128x8/8x8" adds tm=8, tn=8.
+  /// Returns std::nullopt when the text is not of that form.
+  static std::optional<Tiling> parse(const std::string& text);
+  std::string to_string() const;
+  bool has_thread_tile() const { return tm > 1 || tn > 1; }
+  bool operator==(const Tiling& o) const {
+    return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn;
+  }
+};
+
+/// How a kernel is launched: the tile and the team shape. Zero means "choose for the backend".
+struct LaunchRequest {
+  std::optional<Tiling> tile;
+  int team_size = 0;
+};
+
+/// The resolved launch of one kernel on one backend, reported with every result.
+struct LaunchConfig {
+  Tiling tile;
+  int team_size = 0;
+  int vector_length = 0;
+  std::size_t scratch_bytes = 0;  // level-0 team scratch per team
+};
+
+inline int ceil_div(std::int64_t a, std::int64_t b) {
+  return static_cast<int>((a + b - 1) / b);
+}
+
+}  // namespace tilemm

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Runs the tilemm CLI once and checks what a batch script relies on: the exit status, the messages,
+and the JSON and CSV result files (schema, rows, context).
+
+  run_case.py --exit 2 --stderr-has "key 'm'" -- tilemm spec.yaml
+  run_case.py --exit 0 --results out.json out.csv --rows 6 -- tilemm spec.yaml --json out.json ...
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+CONTRACT = ["name", "kernel", "backend", "m", "n", "k", "precision", "layout", "trans_a",
+            "trans_b", "alpha", "beta", "tile", "time_min_s", "time_median_s", "time_max_s",
+            "gflops", "error", "verdict"]
+CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version",
+           "kokkos_backends", "backend", "concurrency", "device", "compiler", "environment",
+           "utc_time", "hostname", "inputs"]
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def check_results(json_path, csv_path, rows, verdict, backend, concurrency):
+    with open(json_path) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "tilemm.results/1":
+        fail("schema is %r" % doc.get("schema"))
+    if doc.get("status") != "complete":
+        fail("status is %r" % doc.get("status"))
+    context = doc["context"]
+    for key in CONTEXT:
+        if key not in context:
+            fail("context lacks %r" % key)
+    for entry in context["inputs"]:
+        if len(entry.get("sha256", "")) != 64:
+            fail("input %r has no sha256" % entry)
+    if "OMP_PROC_BIND" not in context["environment"]:
+        fail("environment lacks OMP_PROC_BIND")
+    if backend and context["backend"] != backend:
+        fail("context backend %r, expected %r" % (context["backend"], backend))
+    if concurrency and context["concurrency"] != concurrency:
+        fail("concurrency %r, expected %r" % (context["concurrency"], concurrency))
+    results = doc["results"]
+    if rows is not None and len(results) != rows:
+        fail("%d result rows, expected %d" % (len(results), rows))
+    for row in results:
+        for key in CONTRACT:
+            if key not in row:
+                fail("row lacks %r: %r" % (key, row))
+        if verdict and row["verdict"] != verdict:
+            fail("row verdict %r, expected %r: %r" % (row["verdict"], verdict, row))
+        if row["verdict"] == "pass" and not (row["error"] <= row["tolerance"]):
+            fail("passing row with error above tolerance: %r" % row)
+        if row["verdict"] == "pass" and not (row["gflops"] > 0 and row["time_min_s"] > 0):
+            fail("passing row without a time: %r" % row)
+        if not row["time_min_s"] <= row["time_median_s"] <= row["time_max_s"]:
+            fail("times out of order: %r" % row)
+    if csv_path:
+        with open(csv_path, newline="") as f:
+            table = list(csv.DictReader(f))
+        if len(table) != len(results):
+            fail("CSV has %d rows, JSON %d" % (len(table), len(results)))
+        if table and list(table[0].keys()) != list(results[0].keys()):
+            fail("CSV columns differ from the JSON row keys")
+        for c, j in zip(table, results):
+            if c["kernel"] != j["kernel"] or int(c["m"]) != j["m"] or c["verdict"] != j["verdict"]:
+                fail("CSV row %r differs from JSON row %r" % (c, j))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--exit", type=int, required=True, help="expected exit status")
+    parser.add_argument("--stderr-has", action="append", default=[])
+    parser.add_argument("--stdout-has", action="append", default=[])
+    parser.add_argument("--stdout-empty", action="store_true",
+                        help="nothing may be printed on stdout (no result computed)")
+    parser.add_argument("--absent", action="append", default=[],
+                        help="a file that must not exist afterwards")
+    parser.add_argument("--results", nargs=2, metavar=("JSON", "CSV"))
+    parser.add_argument("--rows", type=int)
+    parser.add_argument("--verdict")
+    parser.add_argument("--backend")
+    parser.add_argument("--concurrency", type=int)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+
+    for path in args.absent + (list(args.results) if args.results else []):
+        if os.path.exists(path):
+            os.remove(path)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    print("$ " + " ".join(command))
+    print("exit status:", run.returncode)
+    print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr)
+    if run.returncode != args.exit:
+        fail("exit status %d, expected %d" % (run.returncode, args.exit))
+    for text in args.stderr_has:
+        if text not in run.stderr:
+            fail("stderr lacks %r" % text)
+    for text in args.stdout_has:
+        if text not in run.stdout:
+            fail("stdout lacks %r" % text)
+    if args.stdout_empty and run.stdout:
+        fail("stdout is not empty")
+    for path in args.absent:
+        if os.path.exists(path):
+            fail("%s exists" % path)
+    if args.results:
+        check_results(args.results[0], args.results[1], args.rows, args.verdict, args.backend,
+                      args.concurrency)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

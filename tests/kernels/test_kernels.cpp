@@ -1,0 +1,306 @@
+// Every kernel against an independent host reference in long double, on the backend under test:
+// shapes that break tilings, both layouts, all four op combinations, both precisions, alpha/beta
+// cases with beta = 0 on a NaN-poisoned C. Then the tiled kernels' launch parameters: tiles that do
+// not divide the matrix, team sizes above 1 (barriers exercised), and bitwise-repeatable results.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include "backend_dispatch.hpp"
+#include "tilemm/kernel_names.hpp"
+#include "tilemm/kernels/registry.hpp"
+#include "tilemm/matrices.hpp"
+#include "tilemm/validate.hpp"
+
+namespace tilemm::test {
+namespace {
+
+struct Shape {
+  int m, n, k;
+};
+struct Scaling {
+  double alpha, beta;
+};
+
+const std::vector<Shape> kShapes = {{1, 1, 1},    {1, 64, 1},     {64, 1, 33},
+                                    {17, 31, 13}, {100, 37, 129}, {4097, 3, 65},
+                                    {33, 45, 1},  {3, 5, 4099},   {64, 64, 64}};
+const std::vector<Scaling> kScalings = {{1.0, 0.0}, {1.5, -0.5}, {-2.0, 1.0}, {0.5, 0.0}};
+
+struct Case {
+  std::string kernel;
+  Shape shape;
+  Layout layout;
+  Trans ta, tb;
+  Precision precision;
+  Scaling scaling;
+  LaunchRequest launch;
+  std::uint64_t seed = 7;
+};
+
+std::string describe(const Case& c) {
+  std::ostringstream os;
+  os << c.kernel << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k << " "
+     << to_string(c.precision) << " " << to_string(c.layout) << " op=" << to_string(c.ta)
+     << to_string(c.tb) << " alpha=" << c.scaling.alpha << " beta=" << c.scaling.beta;
+  if (c.launch.tile) os << " tile=" << c.launch.tile->to_string();
+  if (c.launch.team_size) os << " team_size=" << c.launch.team_size;
+  return os.str();
+}
+
+/// What a kernel run produced, on the host, with the inputs it was given.
+template <class Scalar>
+struct Outcome {
+  std::vector<Scalar> c;  // C row-major, after the run
+  LaunchConfig launch;
+  double library_error = 0;  // tilemm's own validation (validate.hpp) of the same result
+};
+
+template <class ExecSpace, class Scalar, class Layout>
+Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vector<long double>& b,
+                           std::vector<long double>& c0) {
+  using Operands = kernels::GemmOperands<ExecSpace, Scalar, Layout>;
+  using Matrix = typename Operands::matrix;
+  const auto [M, N, K] = c.shape;
+  const bool ta = c.ta == Trans::T, tb = c.tb == Trans::T;
+  Matrix A("A", ta ? K : M, ta ? M : K), B("B", tb ? N : K, tb ? K : N);
+  Matrix C0("C0", M, N), C("C", M, N);
+  fill_random<ExecSpace>(A, c.seed, MatrixId::A);
+  fill_random<ExecSpace>(B, c.seed, MatrixId::B);
+  if (c.scaling.beta == 0) {
+    fill_nan<ExecSpace>(C0);
+  } else {
+    fill_random<ExecSpace>(C0, c.seed, MatrixId::C);
+  }
+  Kokkos::deep_copy(C, C0);
+
+  Operands g;
+  g.a = {A, ta};
+  g.b = {B, tb};
+  g.c = C0;
+  g.alpha = static_cast<Scalar>(c.scaling.alpha);
+  g.beta = static_cast<Scalar>(c.scaling.beta);
+  const auto reference = make_reference(g);
+  g.c = C;
+
+  Outcome<Scalar> out;
+  using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
+  out.launch = Registry::plan(c.kernel, c.launch);
+  Registry::run(c.kernel, out.launch, g);
+  Kokkos::fence();
+  out.library_error = max_scaled_error(reference, C, C0);
+
+  // Everything to the host, as op(A), op(B) and C0 in row-major long double.
+  const auto hA = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A);
+  const auto hB = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), B);
+  const auto hC0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C0);
+  const auto hC = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
+  a.assign(std::size_t(M) * K, 0);
+  b.assign(std::size_t(K) * N, 0);
+  c0.assign(std::size_t(M) * N, 0);
+  out.c.assign(std::size_t(M) * N, 0);
+  for (int i = 0; i < M; ++i)
+    for (int l = 0; l < K; ++l) a[std::size_t(i) * K + l] = ta ? hA(l, i) : hA(i, l);
+  for (int l = 0; l < K; ++l)
+    for (int j = 0; j < N; ++j) b[std::size_t(l) * N + j] = tb ? hB(j, l) : hB(l, j);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      c0[std::size_t(i) * N + j] = hC0(i, j);
+      out.c[std::size_t(i) * N + j] = hC(i, j);
+    }
+  return out;
+}
+
+/// Checks C against R = alpha op(A) op(B) + beta C0 in long double, element by element, with the
+/// componentwise bound |C - R| <= (K + 2) eps (|alpha| |op(A)| |op(B)| + |beta| |C0|).
+template <class ExecSpace, class Scalar, class Layout>
+void check(const Case& c) {
+  std::vector<long double> a, b, c0;
+  const Outcome<Scalar> out = run_kernel<ExecSpace, Scalar, Layout>(c, a, b, c0);
+  const auto [M, N, K] = c.shape;
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
+  const long double alpha = c.scaling.alpha, beta = c.scaling.beta;
+  int reported = 0;
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      long double sum = 0, magnitude = 0;
+      for (int l = 0; l < K; ++l) {
+        const long double p = a[std::size_t(i) * K + l] * b[std::size_t(l) * N + j];
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      long double expected = alpha * sum, bound = std::fabs(alpha) * magnitude;
+      if (beta != 0) {
+        expected += beta * c0[std::size_t(i) * N + j];
+        bound += std::fabs(beta) * std::fabs(c0[std::size_t(i) * N + j]);
+      }
+      const long double got = out.c[std::size_t(i) * N + j];
+      const long double allowed = (K + 2) * eps * bound;
+      const bool ok =
+          std::isfinite(static_cast<double>(got)) && std::fabs(got - expected) <= allowed;
+      if (!ok && reported++ < 3) {
+        ADD_FAILURE() << describe(c) << ": C(" << i << "," << j << ") = " << double(got)
+                      << ", expected " << double(expected) << " +- " << double(allowed);
+      }
+    }
+  }
+  // tilemm's own validation must agree that this result passes.
+  EXPECT_LE(out.library_error, tolerance(c.precision, K)) << describe(c);
+}
+
+template <class ExecSpace>
+void check_on(const Case& c) {
+  const bool right = c.layout == Layout::Right;
+  if (c.precision == Precision::Float) {
+    right ? check<ExecSpace, float, Kokkos::LayoutRight>(c)
+          : check<ExecSpace, float, Kokkos::LayoutLeft>(c);
+  } else {
+    right ? check<ExecSpace, double, Kokkos::LayoutRight>(c)
+          : check<ExecSpace, double, Kokkos::LayoutLeft>(c);
+  }
+}
+
+void check_case(const Case& c) {
+  on_backend([&](auto space) { check_on<decltype(space)>(c); });
+}
+
+using KernelParam = std::tuple<std::string, int /*shape*/, Layout, int /*op*/, Precision>;
+
+class EveryKernel : public ::testing::TestWithParam<KernelParam> {};
+
+TEST_P(EveryKernel, MatchesLongDoubleReference) {
+  const auto& [kernel, shape, layout, op, precision] = GetParam();
+  for (const Scaling& scaling : kScalings) {
+    Case c{kernel,
+           kShapes[shape],
+           layout,
+           op & 1 ? Trans::T : Trans::N,
+           op & 2 ? Trans::T : Trans::N,
+           precision,
+           scaling,
+           {}};
+    check_case(c);
+  }
+}
+
+std::string kernel_case_name(const ::testing::TestParamInfo<KernelParam>& info) {
+  const Shape& s = kShapes[std::get<1>(info.param)];
+  const int op = std::get<3>(info.param);
+  std::string name = std::get<0>(info.param) + "_" + std::to_string(s.m) + "x" +
+                     std::to_string(s.n) + "x" + std::to_string(s.k) + "_" +
+                     to_string(std::get<2>(info.param)) + "_" + (op & 1 ? "T" : "N") +
+                     (op & 2 ? "T" : "N") + "_" + to_string(std::get<4>(info.param));
+  for (char& ch : name) {
+    if (ch == '-') ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, EveryKernel,
+                         ::testing::Combine(::testing::ValuesIn(kernel_names()),
+                                            ::testing::Range(0, static_cast<int>(kShapes.size())),
+                                            ::testing::Values(Layout::Right, Layout::Left),
+                                            ::testing::Range(0, 4),
+                                            ::testing::Values(Precision::Float, Precision::Double)),
+                         kernel_case_name);
+
+/// The largest team size the backend allows the tiled kernel with this tile (vector length as
+/// the kernel would choose it).
+template <class ExecSpace>
+int team_size_max_on(const std::string& kernel, const Tiling& tile) {
+  for (int team = 1;; ++team) {
+    try {
+      kernels::Registry<ExecSpace, double, Kokkos::LayoutRight>::plan(kernel, {tile, team});
+    } catch (const LaunchError&) {
+      return team - 1;
+    }
+    if (team >= 1024) return team;
+  }
+}
+
+int team_size_max(const std::string& kernel, const Tiling& tile) {
+  int result = 0;
+  on_backend([&](auto space) { result = team_size_max_on<decltype(space)>(kernel, tile); });
+  return result;
+}
+
+class TiledLaunch : public ::testing::TestWithParam<std::string> {};
+
+// Tiles that divide nothing, with every team size the backend allows up to 4: on OpenMP with two
+// threads, team sizes 2 run the barriers between two real threads.
+TEST_P(TiledLaunch, AnyTileAndTeamSize) {
+  const std::string kernel = "tiled";
+  for (const std::string tile_text : {"8", "16x8x4", "5x7x3", "32x16x8"}) {
+    const Tiling tile = *Tiling::parse(tile_text);
+    const int max_team = std::min(4, team_size_max(kernel, tile));
+    ASSERT_GE(max_team, 1) << "tile " << tile_text << " does not fit this backend at all";
+    for (int team = 1; team <= max_team; ++team) {
+      for (const Shape shape : {Shape{17, 31, 13}, Shape{100, 37, 129}, Shape{4097, 3, 65}}) {
+        for (int op = 0; op < 4; ++op) {
+          Case c{kernel,
+                 shape,
+                 GetParam() == "right" ? Layout::Right : Layout::Left,
+                 op & 1 ? Trans::T : Trans::N,
+                 op & 2 ? Trans::T : Trans::N,
+                 Precision::Double,
+                 {1.5, -0.5},
+                 {tile, team}};
+          check_case(c);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, TiledLaunch, ::testing::Values("right", "left"));
+
+// With two or more threads, OpenMP must give the tiled kernel teams of two threads: otherwise the
+// team tests above would never have run a barrier between threads.
+TEST(TiledLaunchLimits, TeamsAboveOneWhenThreadsAllow) {
+  int concurrency = 0;
+  on_backend([&](auto space) { concurrency = decltype(space)().concurrency(); });
+  const int max_team = team_size_max("tiled", Tiling{16, 16, 16});
+  if (concurrency >= 2) {
+    EXPECT_GE(max_team, 2) << "concurrency " << concurrency;
+  } else {
+    EXPECT_EQ(max_team, 1);
+  }
+}
+
+TEST(TiledLaunchLimits, TileTooLargeForScratchIsRefused) {
+  on_backend([&](auto space) {
+    using Registry = kernels::Registry<decltype(space), double, Kokkos::LayoutRight>;
+    try {
+      Registry::plan("tiled", {Tiling{512, 512, 512}, 0});
+      ADD_FAILURE() << "a 512x512x512 tile (6 MiB of scratch) was accepted";
+    } catch (const LaunchError& e) {
+      EXPECT_EQ(e.key(), "tile");
+      EXPECT_NE(std::string(e.what()).find("level-0 team scratch"), std::string::npos) << e.what();
+    }
+  });
+}
+
+// A race shows as results that differ between runs of the same inputs.
+template <class ExecSpace>
+void repeatable_on(int team) {
+  Case c{"tiled",  {100, 37, 129},    Layout::Right, Trans::N,
+         Trans::T, Precision::Double, {1.0, 0.0},    {Tiling{16, 16, 16}, team}};
+  std::vector<long double> a, b, c0;
+  const auto first = run_kernel<ExecSpace, double, Kokkos::LayoutRight>(c, a, b, c0);
+  for (int i = 0; i < 3; ++i) {
+    const auto again = run_kernel<ExecSpace, double, Kokkos::LayoutRight>(c, a, b, c0);
+    ASSERT_EQ(first.c, again.c) << "results moved between runs: a race? " << describe(c);
+  }
+}
+
+TEST(TiledLaunchLimits, BitwiseRepeatable) {
+  const int team = std::min(2, team_size_max("tiled", Tiling{16, 16, 16}));
+  on_backend([&](auto space) { repeatable_on<decltype(space)>(team); });
+}
+
+}  // namespace
+}  // namespace tilemm::test

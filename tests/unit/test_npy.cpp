@@ -1,0 +1,154 @@
+// The .npy reader and writer: files numpy wrote, round trips, and every malformed file refused.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include "temp_dir.hpp"
+#include "tilemm/npy.hpp"
+
+namespace tilemm::test {
+namespace {
+
+const std::string kData = TILEMM_TEST_DATA_DIR;
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The reason a header is refused ("" if it is accepted).
+std::string refusal(const std::string& bytes) {
+  try {
+    npy::parse_header(bytes.data(), bytes.size(), bytes.size());
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string npy_file(const std::string& dict, std::size_t data_bytes) {
+  std::string header = dict;
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header.push_back('\n');
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + std::string(data_bytes, '\0');
+}
+
+TEST(Npy, ReadsNumpyCOrderFloat32) {
+  const auto h = npy::read_header(kData + "/c_order_f4_3x4.npy");
+  EXPECT_EQ(h.descr, "<f4");
+  EXPECT_FALSE(h.fortran_order);
+  EXPECT_EQ(h.shape, (std::vector<std::int64_t>{3, 4}));
+  const auto v = npy::read_data(kData + "/c_order_f4_3x4.npy", h);
+  ASSERT_EQ(v.size(), 12u);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(v[i * 4 + j], i * 10 + j + 0.5);
+}
+
+TEST(Npy, ReadsNumpyFortranOrderFloat64) {
+  const auto h = npy::read_header(kData + "/fortran_order_f8_3x4.npy");
+  EXPECT_EQ(h.descr, "<f8");
+  EXPECT_TRUE(h.fortran_order);
+  const auto v = npy::read_data(kData + "/fortran_order_f8_3x4.npy", h);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(v[i + j * 3], i * 10 + j + 0.5);  // column-major
+}
+
+TEST(Npy, RefusesWhatTilemmCannotMultiply) {
+  EXPECT_THROW(npy::read_header(kData + "/int32_3x4.npy"), std::invalid_argument);
+  EXPECT_THROW(npy::read_header(kData + "/f8_1d_5.npy"), std::invalid_argument);
+  try {
+    npy::read_header(kData + "/big_endian_f8_3x4.npy");
+    FAIL() << "big-endian file accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("big-endian"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Npy, RoundTripsBothOrdersAndPrecisions) {
+  TempDir dir;
+  const std::vector<float> f = {1.5f, -2.25f, 3.0f, 1e-30f, 7.0f, -8.5f};
+  npy::write(dir.path("f.npy"), f.data(), 2, 3, false);
+  auto h = npy::read_header(dir.path("f.npy"));
+  EXPECT_EQ(h.descr, "<f4");
+  EXPECT_EQ(h.data_offset % 64, 0u);
+  EXPECT_EQ(h.shape, (std::vector<std::int64_t>{2, 3}));
+  auto v = npy::read_data(dir.path("f.npy"), h);
+  for (std::size_t i = 0; i < f.size(); ++i) EXPECT_EQ(v[i], f[i]);
+
+  const std::vector<double> d = {1.0 / 3, -1e300, 2.0, 4.0};
+  npy::write(dir.path("d.npy"), d.data(), 2, 2, true);
+  h = npy::read_header(dir.path("d.npy"));
+  EXPECT_TRUE(h.fortran_order);
+  EXPECT_EQ(npy::read_data(dir.path("d.npy"), h), d);
+}
+
+TEST(Npy, WriteReplacesAtomically) {
+  TempDir dir;
+  const std::vector<double> one = {1}, four = {1, 2, 3, 4};
+  npy::write(dir.path("x.npy"), four.data(), 2, 2, false);
+  npy::write(dir.path("x.npy"), one.data(), 1, 1, false);
+  EXPECT_EQ(npy::read_header(dir.path("x.npy")).count(), 1);
+  // No temporary file is left beside it.
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path("")))
+    ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST(Npy, RefusesMalformedHeaders) {
+  const std::string good =
+      npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48);
+  EXPECT_EQ(refusal(good), "");
+  EXPECT_NE(refusal("PK\x03\x04 not numpy at all"), "");
+  EXPECT_NE(refusal(good.substr(0, 9)), "");   // cut inside the prefix
+  EXPECT_NE(refusal(good.substr(0, 40)), "");  // cut inside the header
+  EXPECT_NE(refusal(good.substr(0, good.size() - 1)).find("truncated"), std::string::npos);
+  EXPECT_NE(refusal(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", 24)),
+            "");
+  EXPECT_NE(refusal(npy_file("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2, 3), }", 48)),
+            "");
+  EXPECT_NE(refusal(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, x), }", 48)),
+            "");
+  EXPECT_NE(refusal(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 1), }", 48)),
+            "");
+  EXPECT_NE(refusal(npy_file("{'descr': '<f8', 'shape': (2, 3), }", 48)), "");
+  EXPECT_NE(
+      refusal(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'x': 1}", 48)),
+      "");
+  EXPECT_NE(refusal(npy_file(
+                "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 3), }", 48)),
+            "");
+  // A header length that points past the file.
+  std::string lying = good;
+  lying[8] = '\xff';
+  lying[9] = '\x7f';
+  EXPECT_NE(refusal(lying), "");
+  // Version 3 is read like version 2 (4-byte length).
+  std::string v9 = good;
+  v9[6] = 9;
+  EXPECT_NE(refusal(v9).find("version"), std::string::npos);
+}
+
+TEST(Npy, TruncatedDataIsRefusedWithSizes) {
+  TempDir dir;
+  const std::vector<double> d(100, 1.0);
+  npy::write(dir.path("t.npy"), d.data(), 10, 10, false);
+  const std::string whole = read_all(dir.path("t.npy"));
+  dir.write("cut.npy", whole.substr(0, whole.size() - 8));
+  try {
+    npy::read_header(dir.path("cut.npy"));
+    FAIL() << "truncated file accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("800 bytes"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tilemm::test

@@ -1,0 +1,155 @@
+// Results out: the row schema (the contract users' scripts read), CSV and JSON files, statistics,
+// tiles and path templates.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "temp_dir.hpp"
+#include "tilemm/atomic_file.hpp"
+#include "tilemm/output_paths.hpp"
+#include "tilemm/report.hpp"
+
+namespace tilemm::test {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Problem sample_problem() {
+  Problem p;
+  p.origin = {"inputs/x.yaml", "odd, \"quoted\"", 0, 3};
+  p.m = 17;
+  p.n = 31;
+  p.k = 13;
+  p.precision = Precision::Float;
+  p.layout = Layout::Left;
+  p.trans_a = Trans::T;
+  p.alpha = 1.5;
+  p.beta = -0.5;
+  return p;
+}
+
+Result sample_result(const Problem& p) {
+  Result r;
+  r.problem = &p;
+  r.kernel = "tiled";
+  r.backend = "openmp";
+  r.launch.tile = {16, 16, 16};
+  r.launch.team_size = 2;
+  r.launch.vector_length = 1;
+  r.launch.scratch_bytes = 3072;
+  r.time = TimeStats::of({0.004, 0.002, 0.003});
+  r.gflops = 2.0 * 17 * 31 * 13 / 0.003 * 1e-9;
+  r.error = 1e-7;
+  r.tolerance = 15 * 1.1920929e-07;
+  r.passed = true;
+  return r;
+}
+
+TEST(Report, ContractColumnsAreAllPresent) {
+  const auto& columns = result_columns();
+  for (const char* key : {"name", "kernel", "backend", "m", "n", "k", "precision", "layout",
+                          "trans_a", "trans_b", "alpha", "beta", "tile", "time_min_s",
+                          "time_median_s", "time_max_s", "gflops", "error", "verdict"}) {
+    EXPECT_NE(std::find(columns.begin(), columns.end(), key), columns.end()) << key;
+  }
+  const Problem p = sample_problem();
+  RunContext context;
+  const auto row = result_row(sample_result(p), context);
+  std::vector<std::string> keys;
+  for (const auto& item : row.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, columns);  // JSON rows and CSV share the columns, in order
+  EXPECT_EQ(row["tile"], "16x16x16");
+  EXPECT_EQ(row["trans_a"], "T");
+  EXPECT_EQ(row["verdict"], "pass");
+  EXPECT_DOUBLE_EQ(row["time_median_s"].get<double>(), 0.003);
+}
+
+TEST(Report, NonFiniteErrorIsNullInJson) {
+  const Problem p = sample_problem();
+  Result r = sample_result(p);
+  r.error = HUGE_VAL;
+  r.passed = false;
+  const auto row = result_row(r, RunContext{});
+  EXPECT_TRUE(row["error"].is_null());
+  EXPECT_EQ(row["verdict"], "fail");
+}
+
+TEST(Report, FilesHoldEveryFinishedRowAndTheStatus) {
+  TempDir dir;
+  const Problem p = sample_problem();
+  RunContext context;
+  context.hostname = "node1";
+  ResultsFile json(dir.path("r.json"), ResultsFile::Format::Json, context);
+  ResultsFile csv(dir.path("r.csv"), ResultsFile::Format::Csv, context);
+  auto doc = nlohmann::json::parse(read_all(dir.path("r.json")));
+  EXPECT_EQ(doc["status"], "running");
+  EXPECT_EQ(doc["results"].size(), 0u);
+
+  json.add(sample_result(p));
+  csv.add(sample_result(p));
+  json.add(sample_result(p));
+  csv.add(sample_result(p));
+  doc = nlohmann::json::parse(read_all(dir.path("r.json")));
+  EXPECT_EQ(doc["results"].size(), 2u);
+  EXPECT_EQ(doc["context"]["hostname"], "node1");
+  json.finish("interrupted");
+  EXPECT_EQ(nlohmann::json::parse(read_all(dir.path("r.json")))["status"], "interrupted");
+
+  std::istringstream lines(read_all(dir.path("r.csv")));
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_EQ(header.substr(0, 24), "name,kernel,backend,m,n,");
+  // The name holds a comma and quotes: RFC 4180 quoting.
+  EXPECT_EQ(row.substr(0, 36), "\"odd, \"\"quoted\"\"\",tiled,openmp,17,31");
+}
+
+TEST(Report, UnwritablePathsAreReported) {
+  EXPECT_THROW(check_writable("/nonexistent-folder/r.json"), std::runtime_error);
+  TempDir dir;
+  EXPECT_THROW(check_writable(dir.path("")), std::runtime_error);  // a folder
+  EXPECT_NO_THROW(check_writable(dir.path("fine.json")));
+  EXPECT_FALSE(std::filesystem::exists(dir.path("fine.json")));  // the check leaves nothing
+}
+
+TEST(TimeStats, MedianOfOddAndEvenCounts) {
+  const auto odd = TimeStats::of({5, 1, 3});
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.median, 3);
+  EXPECT_EQ(odd.max, 5);
+  EXPECT_EQ(odd.mean, 3);
+  EXPECT_EQ(TimeStats::of({4, 1, 3, 2}).median, 2.5);
+}
+
+TEST(Tiling, ParsesAndPrints) {
+  EXPECT_EQ(Tiling::parse("16")->to_string(), "16x16x16");
+  EXPECT_EQ(Tiling::parse("64x32x8")->to_string(), "64x32x8");
+  const auto t = Tiling::parse("128x128x8/8x8");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->tm, 8);
+  EXPECT_EQ(t->to_string(), "128x128x8/8x8");
+  for (const char* bad : {"", "0", "x", "8x8", "8x8x8/3x2", "-4", "8x8x8/", "99999"}) {
+    EXPECT_FALSE(Tiling::parse(bad)) << bad;
+  }
+}
+
+TEST(OutputPaths, PlaceholdersExpand) {
+  Problem p = sample_problem();
+  KernelRun run{"tiled", {Tiling{8, 8, 8}, 2}};
+  EXPECT_EQ(expand_path_template("out/{name}-{kernel}-{backend}-{m}x{n}x{k}-{precision}-{layout}-"
+                                 "{tile}-{team_size}.npy",
+                                 p, run, "cuda"),
+            "out/odd, \"quoted\"-tiled-cuda-17x31x13-float-left-8x8x8-2.npy");
+  EXPECT_THROW(check_path_template("{kernel"), std::invalid_argument);
+  EXPECT_THROW(check_path_template("{m}{bogus}"), std::invalid_argument);
+  EXPECT_NO_THROW(check_path_template("plain.npy"));
+}
+
+}  // namespace
+}  // namespace tilemm::test

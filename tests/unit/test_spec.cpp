@@ -1,0 +1,233 @@
+// Problem specs: defaults, sweeps, .npy sources, and every kind of bad input refused with a message
+// that names the file, the problem and the key.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+#include "temp_dir.hpp"
+#include "tilemm/errors.hpp"
+#include "tilemm/kernel_names.hpp"
+#include "tilemm/npy.hpp"
+#include "tilemm/spec.hpp"
+
+namespace tilemm::test {
+namespace {
+
+std::vector<Problem> load(const TempDir& dir, const std::string& yaml) {
+  return load_spec(dir.write("spec.yaml", yaml));
+}
+
+/// Loads `yaml` and expects an InputError whose message contains every one of `parts`.
+void expect_error(const std::string& yaml, std::initializer_list<std::string> parts) {
+  TempDir dir;
+  const std::string path = dir.write("spec.yaml", yaml);
+  try {
+    load_spec(path);
+    ADD_FAILURE() << "accepted:\n" << yaml;
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path), std::string::npos) << "no file name in: " << message;
+    for (const auto& part : parts) {
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+    }
+  }
+}
+
+const std::string kHead = "problems:\n  - name: p\n";
+
+TEST(Spec, MinimalProblemGetsDefaults) {
+  TempDir dir;
+  const auto problems = load(dir, kHead + "    m: 3\n    n: 4\n    k: 5\n");
+  ASSERT_EQ(problems.size(), 1u);
+  const Problem& p = problems[0];
+  EXPECT_EQ(p.origin.name, "p");
+  EXPECT_EQ(p.origin.line, 2);
+  EXPECT_EQ(p.m, 3);
+  EXPECT_EQ(p.n, 4);
+  EXPECT_EQ(p.k, 5);
+  EXPECT_EQ(p.precision, Precision::Double);
+  EXPECT_EQ(p.layout, Layout::Right);
+  EXPECT_EQ(p.trans_a, Trans::N);
+  EXPECT_EQ(p.alpha, 1.0);
+  EXPECT_EQ(p.beta, 0.0);
+  EXPECT_EQ(p.repeats, 10);
+  EXPECT_EQ(p.warmup, 2);
+  EXPECT_EQ(p.seed, 42u);
+  ASSERT_EQ(p.runs.size(), kernel_names().size());
+  for (std::size_t i = 0; i < p.runs.size(); ++i) EXPECT_EQ(p.runs[i].kernel, kernel_names()[i]);
+}
+
+TEST(Spec, ListsExpandToTheProduct) {
+  TempDir dir;
+  const auto problems = load(dir, kHead +
+                                      "    m: [8, 16, 32]\n    n: 4\n    k: [1, 2]\n"
+                                      "    precision: [float, double]\n    layout: [right, left]\n"
+                                      "    kernels: [naive, tiled]\n    tile: [8, 16x8x4]\n"
+                                      "    team_size: [1, 2]\n");
+  ASSERT_EQ(problems.size(), 3u * 2 * 2 * 2);
+  EXPECT_EQ(problems.front().m, 8);
+  EXPECT_EQ(problems.back().m, 32);
+  EXPECT_EQ(problems.back().layout, Layout::Left);
+  // naive once; tiled for each tile and team size.
+  ASSERT_EQ(problems[0].runs.size(), 1u + 2 * 2);
+  EXPECT_EQ(problems[0].runs[0].kernel, "naive");
+  EXPECT_EQ(problems[0].runs[1].launch.tile->to_string(), "8x8x8");
+  EXPECT_EQ(problems[0].runs[1].launch.team_size, 1);
+  EXPECT_EQ(problems[0].runs[4].launch.tile->to_string(), "16x8x4");
+  EXPECT_EQ(problems[0].runs[4].launch.team_size, 2);
+}
+
+TEST(Spec, DefaultsApplyAndProblemsOverride) {
+  TempDir dir;
+  const auto problems =
+      load(dir,
+           "defaults:\n  repeats: 3\n  precision: float\n  m: 5\n  n: 5\n  k: 5\n"
+           "problems:\n  - name: a\n  - name: b\n    repeats: 7\n    kernels: naive\n");
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].repeats, 3);
+  EXPECT_EQ(problems[0].precision, Precision::Float);
+  EXPECT_EQ(problems[1].repeats, 7);
+  ASSERT_EQ(problems[1].runs.size(), 1u);
+  EXPECT_EQ(problems[1].runs[0].kernel, "naive");
+}
+
+TEST(Spec, TilePerKernel) {
+  TempDir dir;
+  const auto problems = load(
+      dir, kHead + "    m: 4\n    n: 4\n    k: 4\n    kernels: all\n    tile: {tiled: [8, 4]}\n");
+  int tiled = 0;
+  for (const auto& run : problems[0].runs) tiled += run.kernel == "tiled";
+  EXPECT_EQ(tiled, 2);
+}
+
+TEST(Spec, ScalarsAndTranspose) {
+  TempDir dir;
+  const auto problems =
+      load(dir, kHead +
+                    "    m: 4\n    n: 4\n    k: 4\n    alpha: -1.5e0\n    beta: 2\n"
+                    "    trans_a: T\n    trans_b: N\n    seed: 123\n    warmup: 0\n");
+  EXPECT_EQ(problems[0].alpha, -1.5);
+  EXPECT_EQ(problems[0].beta, 2.0);
+  EXPECT_EQ(problems[0].trans_a, Trans::T);
+  EXPECT_EQ(problems[0].seed, 123u);
+  EXPECT_EQ(problems[0].warmup, 0);
+}
+
+TEST(Spec, MatricesFromNpyFixAndCheckExtents) {
+  TempDir dir;
+  const std::vector<double> a(6, 1.0), b(12, 2.0), c(8, 0.5);
+  npy::write(dir.path("a.npy"), a.data(), 3, 2, false);  // op(A) = A^T is 2 x 3: m=2, k=3
+  npy::write(dir.path("b.npy"), b.data(), 3, 4, true);   // k=3, n=4
+  npy::write(dir.path("c.npy"), c.data(), 2, 4, false);
+  const auto problems =
+      load(dir, kHead + "    a: a.npy\n    b: b.npy\n    c: c.npy\n    trans_a: T\n    beta: 1\n");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].m, 2);
+  EXPECT_EQ(problems[0].n, 4);
+  EXPECT_EQ(problems[0].k, 3);
+  EXPECT_EQ(problems[0].a->path, dir.path("a.npy"));  // resolved against the spec's folder
+  EXPECT_TRUE(problems[0].b->fortran_order);
+}
+
+TEST(Spec, RefusesBadFiles) {
+  EXPECT_THROW(load_spec("/nonexistent/spec.yaml"), InputError);
+  TempDir dir;
+  try {
+    load_spec(dir.path(""));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("folder"), std::string::npos);
+  }
+  expect_error("problems: [\n  - name: x\n", {"invalid YAML"});
+  expect_error("- 1\n- 2\n", {"mapping"});
+  expect_error("description: nothing\n", {"problems"});
+  expect_error("problems: []\n", {"problems"});
+  expect_error("problem:\n  - name: x\n",
+               {"unknown top-level key 'problem'", "did you mean 'problems'"});
+  expect_error("defaults:\n  name: x\nproblems:\n  - name: p\n    m: 1\n    n: 1\n    k: 1\n",
+               {"defaults", "key 'name'"});
+}
+
+TEST(Spec, RefusesBadProblems) {
+  const std::string mnk = "    m: 4\n    n: 4\n    k: 4\n";
+  expect_error("problems:\n  - 5\n", {"problem #1", "mapping"});
+  expect_error("problems:\n  - m: 4\n", {"problem #1", "key 'name'", "missing"});
+  expect_error(kHead + "    n: 4\n    k: 4\n", {"problem 'p'", "key 'm'", "missing"});
+  expect_error(kHead + mnk + "    tiles: 8\n",
+               {"problem 'p'", "key 'tiles'", "did you mean 'tile'"});
+  expect_error(kHead + mnk + "    precison: float\n",
+               {"key 'precison'", "did you mean 'precision'"});
+}
+
+TEST(Spec, RefusesBadExtents) {
+  for (const std::string bad :
+       {"0", "-5", "1.5", "99999999999", "abc", "\"16\"", "1e3", "[]", "{a: 1}", "[4, x]"}) {
+    expect_error(kHead + "    m: " + bad + "\n    n: 4\n    k: 4\n", {"problem 'p'", "key 'm'"});
+  }
+  expect_error(kHead + "    m: 4\n    n: 4\n    k: 0\n", {"key 'k'", "[1, 2147483647]"});
+}
+
+TEST(Spec, RefusesBadValues) {
+  const std::string mnk = "    m: 4\n    n: 4\n    k: 4\n";
+  expect_error(kHead + mnk + "    precision: flaot\n", {"key 'precision'", "did you mean 'float'"});
+  expect_error(kHead + mnk + "    precision: half\n", {"key 'precision'", "float, double"});
+  expect_error(kHead + mnk + "    layout: row\n", {"key 'layout'", "right, left"});
+  expect_error(kHead + mnk + "    trans_a: X\n", {"key 'trans_a'"});
+  expect_error(kHead + mnk + "    trans_b: [N, T]\n", {"key 'trans_b'", "one value"});
+  expect_error(kHead + mnk + "    kernels: [naive, tild]\n",
+               {"key 'kernels'", "did you mean 'tiled'"});
+  expect_error(kHead + mnk + "    alpha: x\n", {"key 'alpha'", "finite number"});
+  expect_error(kHead + mnk + "    beta: .nan\n", {"key 'beta'", "finite number"});
+  expect_error(kHead + mnk + "    repeats: 0\n", {"key 'repeats'"});
+  expect_error(kHead + mnk + "    warmup: -1\n", {"key 'warmup'"});
+  expect_error(kHead + mnk + "    seed: -1\n", {"key 'seed'"});
+  expect_error(kHead + mnk + "    team_size: 0\n", {"key 'team_size'"});
+}
+
+TEST(Spec, RefusesBadTiles) {
+  const std::string mnk = "    m: 4\n    n: 4\n    k: 4\n";
+  expect_error(kHead + mnk + "    tile: abc\n", {"key 'tile'", "not a tile"});
+  expect_error(kHead + mnk + "    tile: 0\n", {"key 'tile'"});
+  expect_error(kHead + mnk + "    tile: 8x8\n", {"key 'tile'"});
+  expect_error(kHead + mnk + "    tile: 64x64x8/3x8\n", {"key 'tile'"});  // 3 does not divide 64
+  expect_error(kHead + mnk + "    kernels: naive\n    tile: 8\n", {"key 'tile'", "takes a tile"});
+  expect_error(kHead + mnk + "    tile: {naive: 8}\n", {"key 'tile'"});
+}
+
+TEST(Spec, RefusesBadMatrixFiles) {
+  TempDir dir;
+  const std::vector<double> a(6, 1.0);
+  const std::vector<float> af(6, 1.0f);
+  npy::write(dir.path("a.npy"), a.data(), 2, 3, false);
+  npy::write(dir.path("af.npy"), af.data(), 2, 3, false);
+  dir.write("junk.npy", "this is not numpy");
+  auto expect = [&](const std::string& yaml, std::initializer_list<std::string> parts) {
+    try {
+      load_spec(dir.write("spec.yaml", yaml));
+      ADD_FAILURE() << "accepted:\n" << yaml;
+    } catch (const InputError& e) {
+      for (const auto& part : parts) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      }
+    }
+  };
+  expect(kHead + "    a: missing.npy\n    n: 2\n", {"key 'a'", "missing.npy"});
+  expect(kHead + "    a: junk.npy\n    n: 2\n", {"key 'a'", "not a .npy"});
+  expect(kHead + "    a: af.npy\n    n: 2\n", {"key 'a'", "'<f4'", "double"});
+  expect(kHead + "    a: a.npy\n    m: 5\n    n: 2\n", {"key 'm'", "agree"});
+  expect(kHead + "    a: a.npy\n    b: a.npy\n", {"key 'b'", "k = 2", "k = 3"});
+  expect(kHead + "    a: a.npy\n    c: a.npy\n    n: 7\n", {"key 'n'"});
+}
+
+TEST(Spec, OutputPathTemplates) {
+  const std::string mnk = "    m: [4, 8]\n    n: 4\n    k: 4\n";
+  expect_error(kHead + mnk + "    c_out: 'out/{kernel}_{m}_{nope}.npy'\n",
+               {"key 'c_out'", "{nope}"});
+  expect_error(kHead + mnk + "    c_out: 'out/{kernel}.npy'\n", {"key 'c_out'", "several results"});
+  TempDir dir;
+  const auto problems = load(dir, kHead + mnk + "    c_out: 'out/{name}_{kernel}_{m}.npy'\n");
+  EXPECT_EQ(problems[0].c_out, dir.path("out/{name}_{kernel}_{m}.npy"));
+}
+
+}  // namespace
+}  // namespace tilemm::test
