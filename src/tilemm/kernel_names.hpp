@@ -8,13 +8,14 @@
 namespace tilemm {
 
 inline const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names = {"naive", "tiled", "kokkos-kernels"};
+  static const std::vector<std::string> names = {"naive", "tiled", "register-tiled",
+                                                 "kokkos-kernels"};
   return names;
 }
 
 /// Kernels whose launch takes a tile and a team size (the team-scratch kernels).
 inline bool kernel_is_tiled(const std::string& name) {
-  return name == "tiled";
+  return name == "tiled" || name == "register-tiled";
 }
 
 }  // namespace tilemm

@@ -41,12 +41,19 @@ struct LaunchRequest {
   int team_size = 0;
 };
 
+/// The extents of a product, op(A) m x k times op(B) k x n: defaults may depend on them (a tile
+/// too large for the matrix would leave most of the machine idle).
+struct Extents {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+
 /// The resolved launch of one kernel on one backend, reported with every result.
 struct LaunchConfig {
   Tiling tile;
   int team_size = 0;
   int vector_length = 0;
-  std::size_t scratch_bytes = 0;  // level-0 team scratch per team
+  std::size_t scratch_bytes = 0;  // team scratch per team
+  int scratch_level = 0;          // 0: the fast, small level (GPU shared memory); 1: the large one
 };
 
 inline int ceil_div(std::int64_t a, std::int64_t b) {

@@ -89,7 +89,7 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
 
   Outcome<Scalar> out;
   using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
-  out.launch = Registry::plan(c.kernel, c.launch);
+  out.launch = Registry::plan(c.kernel, c.launch, {M, N, K});
   Registry::run(c.kernel, out.launch, g);
   Kokkos::fence();
   out.library_error = max_scaled_error(reference, C, C0);
@@ -208,42 +208,52 @@ INSTANTIATE_TEST_SUITE_P(Shapes, EveryKernel,
                                             ::testing::Values(Precision::Float, Precision::Double)),
                          kernel_case_name);
 
-/// The largest team size the backend allows the tiled kernel with this tile (vector length as
-/// the kernel would choose it).
-template <class ExecSpace>
-int team_size_max_on(const std::string& kernel, const Tiling& tile) {
-  for (int team = 1;; ++team) {
+using LaunchParam = std::tuple<std::string, Layout>;
+class TeamKernelLaunch : public ::testing::TestWithParam<LaunchParam> {};
+
+/// Whether `kernel` can launch with this tile and team size on the backend under test.
+bool fits(const std::string& kernel, const Tiling& tile, int team) {
+  bool ok = true;
+  on_backend([&](auto space) {
     try {
-      kernels::Registry<ExecSpace, double, Kokkos::LayoutRight>::plan(kernel, {tile, team});
+      kernels::Registry<decltype(space), double, Kokkos::LayoutRight>::plan(kernel, {tile, team},
+                                                                            {64, 64, 64});
     } catch (const LaunchError&) {
-      return team - 1;
+      ok = false;
     }
-    if (team >= 1024) return team;
-  }
+  });
+  return ok;
 }
 
-int team_size_max(const std::string& kernel, const Tiling& tile) {
+int concurrency() {
   int result = 0;
-  on_backend([&](auto space) { result = team_size_max_on<decltype(space)>(kernel, tile); });
+  on_backend([&](auto space) { result = decltype(space)().concurrency(); });
   return result;
 }
 
-class TiledLaunch : public ::testing::TestWithParam<std::string> {};
-
-// Tiles that divide nothing, with every team size the backend allows up to 4: on OpenMP with two
-// threads, team sizes 2 run the barriers between two real threads.
-TEST_P(TiledLaunch, AnyTileAndTeamSize) {
-  const std::string kernel = "tiled";
-  for (const std::string tile_text : {"8", "16x8x4", "5x7x3", "32x16x8"}) {
+// Tiles that divide nothing, with team sizes 1 to 4 where the backend allows them: on OpenMP with
+// two threads, team size 2 runs the barriers between two real threads.
+TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
+  const auto& [kernel, layout] = GetParam();
+  const std::vector<std::string> tiles =
+      kernel == "tiled"
+          ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
+          : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4"};
+  for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
-    const int max_team = std::min(4, team_size_max(kernel, tile));
-    ASSERT_GE(max_team, 1) << "tile " << tile_text << " does not fit this backend at all";
-    for (int team = 1; team <= max_team; ++team) {
+    ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";
+    const bool several = tile.bm * tile.bn > tile.tm * tile.tn;  // more than one thread tile
+    if (several && concurrency() >= 2) {
+      EXPECT_TRUE(fits(kernel, tile, 2)) << kernel << " tile " << tile_text << ": no team of 2";
+    }
+    for (int team = 1; team <= 4; ++team) {
+      if (!fits(kernel, tile, team))
+        continue;  // more threads than the backend has, or not a divisor
       for (const Shape shape : {Shape{17, 31, 13}, Shape{100, 37, 129}, Shape{4097, 3, 65}}) {
         for (int op = 0; op < 4; ++op) {
           Case c{kernel,
                  shape,
-                 GetParam() == "right" ? Layout::Right : Layout::Left,
+                 layout,
                  op & 1 ? Trans::T : Trans::N,
                  op & 2 ? Trans::T : Trans::N,
                  Precision::Double,
@@ -256,39 +266,52 @@ TEST_P(TiledLaunch, AnyTileAndTeamSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, TiledLaunch, ::testing::Values("right", "left"));
+INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
+                         ::testing::Combine(::testing::Values("tiled", "register-tiled"),
+                                            ::testing::Values(Layout::Right, Layout::Left)));
 
-// With two or more threads, OpenMP must give the tiled kernel teams of two threads: otherwise the
+// With two or more threads, OpenMP must give the team kernels teams of two threads: otherwise the
 // team tests above would never have run a barrier between threads.
-TEST(TiledLaunchLimits, TeamsAboveOneWhenThreadsAllow) {
-  int concurrency = 0;
-  on_backend([&](auto space) { concurrency = decltype(space)().concurrency(); });
-  const int max_team = team_size_max("tiled", Tiling{16, 16, 16});
-  if (concurrency >= 2) {
-    EXPECT_GE(max_team, 2) << "concurrency " << concurrency;
-  } else {
-    EXPECT_EQ(max_team, 1);
+TEST(TeamKernelLimits, TeamsAboveOneWhenThreadsAllow) {
+  for (const auto& [kernel, tile] : {std::make_pair("tiled", Tiling{16, 16, 16}),
+                                     std::make_pair("register-tiled", Tiling{16, 16, 8, 4, 4})}) {
+    EXPECT_EQ(fits(kernel, tile, 2), concurrency() >= 2)
+        << kernel << " team of 2 at concurrency " << concurrency();
   }
 }
 
-TEST(TiledLaunchLimits, TileTooLargeForScratchIsRefused) {
-  on_backend([&](auto space) {
-    using Registry = kernels::Registry<decltype(space), double, Kokkos::LayoutRight>;
-    try {
-      Registry::plan("tiled", {Tiling{512, 512, 512}, 0});
-      ADD_FAILURE() << "a 512x512x512 tile (6 MiB of scratch) was accepted";
-    } catch (const LaunchError& e) {
-      EXPECT_EQ(e.key(), "tile");
-      EXPECT_NE(std::string(e.what()).find("level-0 team scratch"), std::string::npos) << e.what();
-    }
-  });
+TEST(TeamKernelLimits, TileTooLargeForScratchIsRefused) {
+  for (const auto& [kernel, tile] :
+       {std::make_pair("tiled", Tiling{512, 512, 512}),
+        std::make_pair("register-tiled", Tiling{2048, 2048, 512, 8, 8})}) {
+    on_backend([&](auto space) {
+      using Registry = kernels::Registry<decltype(space), double, Kokkos::LayoutRight>;
+      try {
+        Registry::plan(kernel, {tile, 1}, {4096, 4096, 4096});
+        ADD_FAILURE() << kernel << ": tile " << tile.to_string()
+                      << " (MiBs of scratch) was accepted";
+      } catch (const LaunchError& e) {
+        EXPECT_EQ(e.key(), "tile");
+        EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
+      }
+    });
+  }
+}
+
+// Tiles the register-tiled kernel cannot run are refused by name, before anything runs.
+TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
+  for (const std::string tile : {"32x32x8/4x8", "64x64x8"}) {
+    EXPECT_FALSE(fits("register-tiled", *Tiling::parse(tile), 1)) << tile;
+  }
+  EXPECT_FALSE(fits("register-tiled", Tiling{16, 16, 8, 4, 4}, 3)) << "3 does not divide 16";
+  EXPECT_FALSE(fits("tiled", Tiling{16, 16, 8, 4, 4}, 1)) << "tiled takes no thread tile";
 }
 
 // A race shows as results that differ between runs of the same inputs.
 template <class ExecSpace>
-void repeatable_on(int team) {
-  Case c{"tiled",  {100, 37, 129},    Layout::Right, Trans::N,
-         Trans::T, Precision::Double, {1.0, 0.0},    {Tiling{16, 16, 16}, team}};
+void repeatable_on(const std::string& kernel, const Tiling& tile, int team) {
+  Case c{kernel,   {100, 37, 129},    Layout::Right, Trans::N,
+         Trans::T, Precision::Double, {1.0, 0.0},    {tile, team}};
   std::vector<long double> a, b, c0;
   const auto first = run_kernel<ExecSpace, double, Kokkos::LayoutRight>(c, a, b, c0);
   for (int i = 0; i < 3; ++i) {
@@ -297,9 +320,13 @@ void repeatable_on(int team) {
   }
 }
 
-TEST(TiledLaunchLimits, BitwiseRepeatable) {
-  const int team = std::min(2, team_size_max("tiled", Tiling{16, 16, 16}));
-  on_backend([&](auto space) { repeatable_on<decltype(space)>(team); });
+TEST(TeamKernelLimits, BitwiseRepeatable) {
+  const int team = concurrency() >= 2 ? 2 : 1;
+  for (const auto& [kernel, tile] : {std::make_pair("tiled", Tiling{16, 16, 16}),
+                                     std::make_pair("register-tiled", Tiling{16, 16, 8, 4, 4})}) {
+    ASSERT_TRUE(fits(kernel, tile, team)) << kernel << " with team size " << team;
+    on_backend([&](auto space) { repeatable_on<decltype(space)>(kernel, tile, team); });
+  }
 }
 
 }  // namespace

@@ -93,11 +93,19 @@ TEST(Spec, DefaultsApplyAndProblemsOverride) {
 
 TEST(Spec, TilePerKernel) {
   TempDir dir;
-  const auto problems = load(
-      dir, kHead + "    m: 4\n    n: 4\n    k: 4\n    kernels: all\n    tile: {tiled: [8, 4]}\n");
-  int tiled = 0;
-  for (const auto& run : problems[0].runs) tiled += run.kernel == "tiled";
+  const auto problems = load(dir, kHead +
+                                      "    m: 4\n    n: 4\n    k: 4\n    kernels: all\n"
+                                      "    tile: {tiled: [8, 4], register-tiled: 64x64x8/4x4}\n");
+  int tiled = 0, register_tiled = 0;
+  for (const auto& run : problems[0].runs) {
+    tiled += run.kernel == "tiled";
+    if (run.kernel == "register-tiled") {
+      ++register_tiled;
+      EXPECT_EQ(run.launch.tile->to_string(), "64x64x8/4x4");
+    }
+  }
   EXPECT_EQ(tiled, 2);
+  EXPECT_EQ(register_tiled, 1);
 }
 
 TEST(Spec, ScalarsAndTranspose) {

@@ -43,9 +43,9 @@ struct GemmOperands {
   matrix c;                   // m x n
   Scalar alpha = 1, beta = 0;
 
-  int m() const { return static_cast<int>(c.extent(0)); }
-  int n() const { return static_cast<int>(c.extent(1)); }
-  int k() const { return a.cols(); }
+  KOKKOS_INLINE_FUNCTION int m() const { return static_cast<int>(c.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int n() const { return static_cast<int>(c.extent(1)); }
+  KOKKOS_INLINE_FUNCTION int k() const { return a.cols(); }
 };
 
 /// C(i,j) <- alpha * acc + beta * C(i,j). With beta == 0, C is not read (BLAS semantics): a NaN

@@ -6,6 +6,7 @@
 
 #include "tilemm/kernels/kokkos_kernels.hpp"
 #include "tilemm/kernels/naive.hpp"
+#include "tilemm/kernels/register_tiled.hpp"
 #include "tilemm/kernels/tiled.hpp"
 
 namespace tilemm::kernels {
@@ -14,10 +15,15 @@ template <class ExecSpace, class Scalar, class Layout>
 struct Registry {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
 
-  /// The launch `kernel` will use on this backend: the request, completed with the backend's
-  /// defaults and checked against its limits. Throws LaunchError when it cannot fit.
-  static LaunchConfig plan(const std::string& kernel, const LaunchRequest& request) {
+  /// The launch `kernel` will use on this backend for a product of these extents: the request,
+  /// completed with the backend's defaults and checked against its limits. Throws LaunchError when
+  /// it cannot fit.
+  static LaunchConfig plan(const std::string& kernel, const LaunchRequest& request,
+                           const Extents& extents) {
     if (kernel == "tiled") return TiledGemm<ExecSpace, Scalar, Layout>::plan(request);
+    if (kernel == "register-tiled") {
+      return RegisterTiled<ExecSpace, Scalar, Layout>::plan(request, extents);
+    }
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
   }
 
@@ -26,6 +32,8 @@ struct Registry {
       naive(g);
     } else if (kernel == "tiled") {
       TiledGemm<ExecSpace, Scalar, Layout>::run(g, cfg);
+    } else if (kernel == "register-tiled") {
+      RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg);
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
     } else {

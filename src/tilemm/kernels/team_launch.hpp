@@ -26,17 +26,18 @@ inline int floor_pow2(int n) {
   return p;
 }
 
-/// Checks a launch against the backend's limits for this kernel: level-0 scratch per team
-/// (`scratch_size_max(0)`) and threads per team (`team_size_max`, which accounts for the kernel's
+/// Checks a launch against the backend's limits for this kernel: scratch per team at its level
+/// (`scratch_size_max`) and threads per team (`team_size_max`, which accounts for the kernel's
 /// registers and its scratch). Throws LaunchError saying which limit is exceeded.
 template <class Kernel>
 void check_team_launch(const Kernel& kernel, const LaunchConfig& cfg) {
   using Policy = typename Kernel::Policy;
-  const std::size_t scratch_max = static_cast<std::size_t>(Policy::scratch_size_max(0));
+  const int level = cfg.scratch_level;
+  const std::size_t scratch_max = static_cast<std::size_t>(Policy::scratch_size_max(level));
   if (cfg.scratch_bytes > scratch_max) {
     throw LaunchError("tile", "tile " + cfg.tile.to_string() + " needs " +
-                                  std::to_string(cfg.scratch_bytes) +
-                                  " bytes of level-0 team scratch; this backend allows " +
+                                  std::to_string(cfg.scratch_bytes) + " bytes of level-" +
+                                  std::to_string(level) + " team scratch; this backend allows " +
                                   std::to_string(scratch_max));
   }
   if (cfg.vector_length > Policy::vector_length_max()) {
@@ -45,7 +46,7 @@ void check_team_launch(const Kernel& kernel, const LaunchConfig& cfg) {
                                   std::to_string(Policy::vector_length_max()));
   }
   Policy probe(1, 1, cfg.vector_length);
-  probe.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes));
+  probe.set_scratch_size(level, Kokkos::PerTeam(cfg.scratch_bytes));
   const int team_max = probe.team_size_max(kernel, Kokkos::ParallelForTag());
   if (cfg.team_size < 1 || cfg.team_size > team_max) {
     throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
