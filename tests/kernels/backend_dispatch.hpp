@@ -1,32 +1,32 @@
-// Runs a test body on the Kokkos execution space named on the command line (--backend=NAME), so
-// that CTest can run the one test executable once per backend of the build.
+// The backend a kernel-test executable runs on. tests/CMakeLists.txt compiles the kernel tests once
+// per backend of the Kokkos build (tilemm_kernel_tests_<backend>, with TILEMM_TEST_BACKEND_<NAME>
+// defined), so that each executable instantiates the kernels for one execution space only: the
+// three compile in parallel, and each test binary names what it tests.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
 #include <Kokkos_Core.hpp>
 
 namespace tilemm::test {
 
-/// The backend under test, set by main() from --backend=NAME (default: Kokkos' default).
-std::string& backend_name();
-
-/// Calls f(ExecSpace{}) for the backend under test. f must only call named functions (CUDA lambdas
-/// cannot be defined inside a generic lambda).
-template <class F>
-void on_backend(F&& f) {
-  const std::string& name = backend_name();
-#ifdef KOKKOS_ENABLE_SERIAL
-  if (name == "serial") return f(Kokkos::Serial{});
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if (name == "openmp") return f(Kokkos::OpenMP{});
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  if (name == "cuda") return f(Kokkos::Cuda{});
-#endif
-  throw std::invalid_argument("this build has no backend '" + name + "'");
+#if defined(TILEMM_TEST_BACKEND_SERIAL)
+using TestSpace = Kokkos::Serial;
+inline const char* backend_name() {
+  return "serial";
 }
+#elif defined(TILEMM_TEST_BACKEND_OPENMP)
+using TestSpace = Kokkos::OpenMP;
+inline const char* backend_name() {
+  return "openmp";
+}
+#elif defined(TILEMM_TEST_BACKEND_CUDA)
+using TestSpace = Kokkos::Cuda;
+inline const char* backend_name() {
+  return "cuda";
+}
+#else
+#error "define TILEMM_TEST_BACKEND_SERIAL, _OPENMP or _CUDA"
+#endif
 
 }  // namespace tilemm::test

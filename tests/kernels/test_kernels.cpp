@@ -165,7 +165,7 @@ void check_on(const Case& c) {
 }
 
 void check_case(const Case& c) {
-  on_backend([&](auto space) { check_on<decltype(space)>(c); });
+  check_on<TestSpace>(c);
 }
 
 using KernelParam = std::tuple<std::string, int /*shape*/, Layout, int /*op*/, Precision>;
@@ -213,22 +213,17 @@ class TeamKernelLaunch : public ::testing::TestWithParam<LaunchParam> {};
 
 /// Whether `kernel` can launch with this tile and team size on the backend under test.
 bool fits(const std::string& kernel, const Tiling& tile, int team) {
-  bool ok = true;
-  on_backend([&](auto space) {
-    try {
-      kernels::Registry<decltype(space), double, Kokkos::LayoutRight>::plan(kernel, {tile, team},
-                                                                            {64, 64, 64});
-    } catch (const LaunchError&) {
-      ok = false;
-    }
-  });
-  return ok;
+  try {
+    kernels::Registry<TestSpace, double, Kokkos::LayoutRight>::plan(kernel, {tile, team},
+                                                                    {64, 64, 64});
+  } catch (const LaunchError&) {
+    return false;
+  }
+  return true;
 }
 
 int concurrency() {
-  int result = 0;
-  on_backend([&](auto space) { result = decltype(space)().concurrency(); });
-  return result;
+  return TestSpace().concurrency();
 }
 
 // Tiles that divide nothing, with team sizes 1 to 4 where the backend allows them: on OpenMP with
@@ -284,17 +279,14 @@ TEST(TeamKernelLimits, TileTooLargeForScratchIsRefused) {
   for (const auto& [kernel, tile] :
        {std::make_pair("tiled", Tiling{512, 512, 512}),
         std::make_pair("register-tiled", Tiling{2048, 2048, 512, 8, 8})}) {
-    on_backend([&](auto space) {
-      using Registry = kernels::Registry<decltype(space), double, Kokkos::LayoutRight>;
-      try {
-        Registry::plan(kernel, {tile, 1}, {4096, 4096, 4096});
-        ADD_FAILURE() << kernel << ": tile " << tile.to_string()
-                      << " (MiBs of scratch) was accepted";
-      } catch (const LaunchError& e) {
-        EXPECT_EQ(e.key(), "tile");
-        EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
-      }
-    });
+    using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+    try {
+      Registry::plan(kernel, {tile, 1}, {4096, 4096, 4096});
+      ADD_FAILURE() << kernel << ": tile " << tile.to_string() << " (MiBs of scratch) was accepted";
+    } catch (const LaunchError& e) {
+      EXPECT_EQ(e.key(), "tile");
+      EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
+    }
   }
 }
 
@@ -325,7 +317,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
   for (const auto& [kernel, tile] : {std::make_pair("tiled", Tiling{16, 16, 16}),
                                      std::make_pair("register-tiled", Tiling{16, 16, 8, 4, 4})}) {
     ASSERT_TRUE(fits(kernel, tile, team)) << kernel << " with team size " << team;
-    on_backend([&](auto space) { repeatable_on<decltype(space)>(kernel, tile, team); });
+    repeatable_on<TestSpace>(kernel, tile, team);
   }
 }
 

@@ -32,16 +32,7 @@
 
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/team_launch.hpp"
-
-// A thread tile stays in registers only when the loops over it are fully unrolled: nvcc and clang
-// spell the request `#pragma unroll`, GCC `#pragma GCC unroll` (its own limits stop at 16 steps).
-#if defined(KOKKOS_ENABLE_PRAGMA_UNROLL) || defined(__clang__)
-#define TILEMM_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
-#define TILEMM_UNROLL _Pragma("GCC unroll 64")
-#else
-#define TILEMM_UNROLL
-#endif
+#include "tilemm/kernels/unroll.hpp"
 
 namespace tilemm::kernels {
 
