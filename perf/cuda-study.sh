@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Builds tilemm on a CUDA machine against a Kokkos with CUDA and OpenMP, then checks and measures it:
+# the test suite on both backends, compute-sanitizer memcheck and racecheck on the team-scratch
+# kernels, the compiler's register report, and the recorded studies as dated JSON.
+#
+#   perf/cuda-study.sh KOKKOS_PREFIX OUT_DIR [STEP...]
+#
+# Steps (default: build test sanitize ptxas study):
+#   build     configure build-cuda/ with KOKKOS_PREFIX/bin/nvcc_wrapper and build everything
+#   test      ctest on every backend of the build                      -> OUT_DIR/ctest.log
+#   sanitize  memcheck and racecheck on tests/cli/specs/sanitize.yaml   -> OUT_DIR/sanitize-*.log
+#   ptxas     registers, stack and spills of each kernel                -> OUT_DIR/ptxas.txt
+#   tune      inputs/tune-register-tiled.yaml on the GPU                -> OUT_DIR/tune-<date>.json
+#   study     inputs/square-gpu.yaml and inputs/small-skinny.yaml       -> OUT_DIR/*-<date>.json
+#   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
+#
+# KOKKOS_PREFIX holds Kokkos and Kokkos Kernels built with Kokkos_ENABLE_CUDA, Kokkos_ENABLE_OPENMP,
+# the GPU's Kokkos_ARCH_* and Kokkos Kernels' cuBLAS TPL (see the README). Other packages come from
+# CMAKE_PREFIX_PATH. Environment: TILEMM_JOBS (default nproc), TILEMM_TAG (file name tag, default
+# the GPU's name, e.g. h200).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ $# -ge 2 ]] || { sed -n '2,22p' "$0"; exit 2; }
+prefix=$(cd "$1" && pwd) out=$2
+shift 2
+steps=("$@")
+((${#steps[@]})) || steps=(build test sanitize ptxas study)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+jobs=${TILEMM_JOBS:-$(nproc)}
+day=$(date -u +%Y-%m-%d)
+build=build-cuda
+tilemm=$build/src/tilemm
+log() { printf '[cuda-study %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+gpu_tag() {
+  local name
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+  name=${name#NVIDIA }
+  name=${name%% *}
+  echo "${name,,}"
+}
+tag=${TILEMM_TAG:-$(gpu_tag)}
+tag=${tag:-gpu}
+
+run_spec() {  # run_spec NAME SPEC [tilemm options...]: the CLI's JSON and CSV into OUT_DIR
+  local name=$1 spec=$2
+  shift 2
+  log "$name: $spec"
+  "$tilemm" "$spec" --json "$out/$name-$tag-$day.json" --csv "$out/$name-$tag-$day.csv" "$@" \
+    | tee "$out/$name-$tag-$day.txt"
+}
+
+for step in "${steps[@]}"; do
+  case $step in
+    build)
+      log "configure against $prefix"
+      cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" \
+        -DCMAKE_PREFIX_PATH="$prefix${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
+        -DTILEMM_REQUIRE_BACKENDS="CUDA;OpenMP"
+      cmake --build "$build" --parallel "$jobs"
+      ;;
+    test)
+      log "ctest"
+      OMP_PROC_BIND=false ctest --test-dir "$build" --output-on-failure -j 4 2>&1 | tee "$out/ctest.log"
+      ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        log "compute-sanitizer --tool $tool"
+        compute-sanitizer --tool "$tool" --error-exitcode 9 \
+          "$tilemm" tests/cli/specs/sanitize.yaml --backend cuda --quiet \
+          >"$out/sanitize-$tool.log" 2>&1 || { tail -n 30 "$out/sanitize-$tool.log"; exit 1; }
+        tail -n 2 "$out/sanitize-$tool.log"
+      done
+      ;;
+    ptxas)
+      log "compiler report of src/tilemm/backends/cuda.cpp"
+      command=$(cd "$build" && ninja -t commands src/CMakeFiles/tilemm_core.dir/tilemm/backends/cuda.cpp.o | tail -n 1)
+      (cd "$build" && eval "${command/ -c / -Xptxas -v -c }") >"$out/ptxas.log" 2>&1
+      perf/ptxas_report.py "$out/ptxas.log" | tee "$out/ptxas.txt"
+      ;;
+    tune) run_spec tune inputs/tune-register-tiled.yaml --backend cuda --quiet ;;
+    study)
+      run_spec square-gpu inputs/square-gpu.yaml --backend cuda
+      run_spec small-skinny inputs/small-skinny.yaml --backend cuda --quiet
+      ;;
+    cpu)
+      OMP_PROC_BIND=spread OMP_PLACES=threads run_spec cpu-vs-blas inputs/cpu-vs-blas.yaml \
+        --backend openmp --quiet
+      ;;
+    *) log "unknown step '$step'"; exit 2 ;;
+  esac
+done
+log "done: $out"

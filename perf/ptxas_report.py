@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Reads the output of `nvcc -Xptxas -v` and prints, per tilemm kernel, the registers, stack frame
+and spills the compiler gave it: the first thing to read when a kernel is slower than predicted.
+
+  perf/ptxas_report.py ptxas.log            (names demangled with c++filt when it is on the PATH)
+"""
+import re
+import shutil
+import subprocess
+import sys
+
+KERNEL = re.compile(r"(RegisterTiledGemm|TiledGemm)<Kokkos::(\w+), (\w+), Kokkos::(\w+)"
+                    r"(?:, (\d+), (\d+), (true|false))?>")
+
+
+def demangle(names):
+    if not shutil.which("c++filt"):
+        return names
+    out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True)
+    return out.stdout.splitlines()
+
+
+def main(path):
+    entries = []  # (mangled name, registers, properties line)
+    current, properties = None, ""
+    with open(path) as log:
+        for line in log:
+            m = re.search(r"Compiling entry function '(\S+)'", line)
+            if m:
+                current, properties = m.group(1), ""
+            elif current and "bytes stack frame" in line:
+                properties = line.strip()
+            elif current and "Used" in line and "registers" in line:
+                regs = re.search(r"Used (\d+) registers", line).group(1)
+                smem = re.search(r"(\d+) bytes smem", line)
+                entries.append((current, regs, properties, smem.group(1) if smem else "0"))
+                current = None
+    rows = set()
+    for (mangled, regs, properties, smem), name in zip(entries, demangle([e[0] for e in entries])):
+        k = KERNEL.search(name)
+        if not k:
+            continue
+        kernel, space, scalar, layout, tm, tn, resident = k.groups()
+        tile = f"{tm}x{tn}" if tm else "-"
+        schedule = {"true": "resident", "false": "shared", None: "-"}[resident]
+        rows.add((kernel, space, scalar, layout, tile, schedule, int(regs), properties, smem))
+    print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'thread':6} {'schedule':8} "
+          f"{'regs':>4}  stack / spills")
+    for r in sorted(rows):
+        print(f"{r[0]:18} {r[1]:5} {r[2]:6} {r[3]:11} {r[4]:6} {r[5]:8} {r[6]:4}  {r[7]}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
