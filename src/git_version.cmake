@@ -1,9 +1,13 @@
-# Writes OUTPUT with TILEMM_GIT_HASH: `git describe` of SOURCE_DIR, else FALLBACK, else "unknown".
-execute_process(
-  COMMAND git -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
-  OUTPUT_VARIABLE hash OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
-if(failed OR hash STREQUAL "")
-  set(hash "${FALLBACK}")
+# Writes OUTPUT with TILEMM_GIT_HASH: OVERRIDE when given (a tree copied without its .git, or with a
+# stale one), else `git describe` of SOURCE_DIR, else "unknown".
+set(hash "${OVERRIDE}")
+if(hash STREQUAL "")
+  execute_process(
+    COMMAND git -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
+    OUTPUT_VARIABLE hash OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE failed)
+  if(failed)
+    set(hash "")
+  endif()
 endif()
 if(hash STREQUAL "")
   set(hash "unknown")
