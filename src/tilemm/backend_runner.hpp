@@ -1,7 +1,7 @@
-// The run of one problem on one Kokkos execution space:
-//   allocate -> fill (random or .npy; C poisoned when beta == 0) -> double-precision reference ->
-//   for each kernel: poison C, run, validate; warm up; time the repeats; validate the last run.
-// Compiled once per backend (backends/*.cpp), so a single binary serves a backend comparison.
+// A problem on one Kokkos execution space: allocate -> fill (random or .npy; C poisoned when
+// beta == 0) -> double-precision reference, then kernel runs on it (runner.cpp times and validates
+// them). Compiled once per backend (backends/*.cpp), so a single binary serves a backend
+// comparison.
 #pragma once
 
 #include <chrono>
@@ -25,10 +25,94 @@ struct BackendOps {
   std::string name;
   LaunchConfig (*plan)(const Problem&, const KernelRun&);
   std::size_t (*bytes_needed)(const Problem&);
-  bool (*run)(const Plan&, const std::string& backend, const std::function<void(const Result&)>&,
-              const StopFlag*);
+  std::unique_ptr<Session> (*prepare)(const Plan&);
   int (*concurrency)();
   bool on_host = true;
+};
+
+/// A problem on ExecSpace in the precision and layout of Scalar and Layout: A, B, the initial C0
+/// and the C kernels write, filled (random or .npy; C0 poisoned with NaN when beta == 0, since C
+/// must not be read then), and the double-precision reference.
+template <class ExecSpace, class Scalar, class Layout>
+class Workspace final : public Session {
+ public:
+  using Operands = kernels::GemmOperands<ExecSpace, Scalar, Layout>;
+  using Matrix = typename Operands::matrix;
+
+  explicit Workspace(const Plan& plan) : plan_(plan), p_(*plan.problem) {
+    const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
+    try {
+      a_ = allocate("tilemm::A", ta ? p_.k : p_.m, ta ? p_.m : p_.k);
+      b_ = allocate("tilemm::B", tb ? p_.n : p_.k, tb ? p_.k : p_.n);
+      c0_ = allocate("tilemm::C0", p_.m, p_.n);
+      c_ = allocate("tilemm::C", p_.m, p_.n);
+    } catch (const std::bad_alloc&) {
+      throw RuntimeFailure(p_.origin.where() + ": allocation of " +
+                           std::to_string(plan.bytes_needed) + " bytes failed");
+    }
+    fill(a_, p_.a, MatrixId::A);
+    fill(b_, p_.b, MatrixId::B);
+    if (p_.beta == 0) {
+      fill_nan<ExecSpace>(c0_);  // C is write-only: poison shows any read or any element skipped
+    } else {
+      fill(c0_, p_.c, MatrixId::C);
+    }
+    g_.a = {a_, ta};
+    g_.b = {b_, tb};
+    g_.c = c0_;
+    g_.alpha = static_cast<Scalar>(p_.alpha);
+    g_.beta = static_cast<Scalar>(p_.beta);
+    reference_ = make_reference(g_);
+    g_.c = c_;
+  }
+
+  double run(std::size_t r) override {
+    Kokkos::deep_copy(c_, c0_);
+    Kokkos::fence();
+    const auto start = std::chrono::steady_clock::now();
+    kernels::Registry<ExecSpace, Scalar, Layout>::run(p_.runs.at(r).kernel, plan_.launches.at(r),
+                                                      g_);
+    Kokkos::fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  double error() const override { return max_scaled_error(reference_, c_, c0_); }
+
+  void write_c(const std::string& path) const override {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_);
+    npy::write(path, host.data(), p_.m, p_.n, p_.layout == tilemm::Layout::Left);
+  }
+
+ private:
+  static Matrix allocate(const char* label, std::int64_t rows, std::int64_t cols) {
+    return Matrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
+  }
+
+  void fill(const Matrix& x, const std::optional<NpySource>& file, MatrixId id) const {
+    if (!file) {
+      fill_random<ExecSpace>(x, p_.seed, id);
+      return;
+    }
+    const npy::Header header = npy::read_header(file->path);
+    if (header.shape[0] != file->rows || header.shape[1] != file->cols) {
+      throw InputError(p_.origin.where() + ": '" + file->path +
+                       "' changed since the spec was read");
+    }
+    const std::vector<double> values = npy::read_data(file->path, header);
+    for (std::size_t e = 0; e < values.size(); ++e) {
+      if (!std::isfinite(values[e])) {
+        throw InputError(p_.origin.where() + ": '" + file->path + "' holds a NaN or Inf (element " +
+                         std::to_string(e) + " in file order); tilemm multiplies finite matrices");
+      }
+    }
+    copy_from_file_order(values, header.fortran_order, x);
+  }
+
+  const Plan& plan_;
+  const Problem& p_;
+  Matrix a_, b_, c0_, c_;
+  Operands g_;
+  Reference<ExecSpace, Layout> reference_;
 };
 
 template <class ExecSpace>
@@ -60,125 +144,16 @@ struct BackendRunner {
     return bytes;
   }
 
-  static bool run(const Plan& plan, const std::string& backend,
-                  const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
-    return with_types(*plan.problem, [&](auto scalar, auto layout) {
-      return run_typed<decltype(scalar), decltype(layout)>(plan, backend, on_result, stop);
+  static std::unique_ptr<Session> prepare(const Plan& plan) {
+    return with_types(*plan.problem, [&](auto scalar, auto layout) -> std::unique_ptr<Session> {
+      return std::make_unique<Workspace<ExecSpace, decltype(scalar), decltype(layout)>>(plan);
     });
   }
 
   static int concurrency() { return ExecSpace().concurrency(); }
 
   static BackendOps ops(const std::string& name) {
-    return {name, &plan, &bytes_needed, &run, &concurrency, kernels::runs_on_cpu<ExecSpace>()};
-  }
-
- private:
-  template <class Matrix>
-  static void fill(const Matrix& x, const std::optional<NpySource>& file, const Problem& p,
-                   MatrixId id) {
-    if (!file) {
-      fill_random<ExecSpace>(x, p.seed, id);
-      return;
-    }
-    const npy::Header header = npy::read_header(file->path);
-    if (header.shape[0] != file->rows || header.shape[1] != file->cols) {
-      throw InputError(p.origin.where() + ": '" + file->path + "' changed since the spec was read");
-    }
-    const std::vector<double> values = npy::read_data(file->path, header);
-    for (std::size_t e = 0; e < values.size(); ++e) {
-      if (!std::isfinite(values[e])) {
-        throw InputError(p.origin.where() + ": '" + file->path + "' holds a NaN or Inf (element " +
-                         std::to_string(e) + " in file order); tilemm multiplies finite matrices");
-      }
-    }
-    copy_from_file_order(values, header.fortran_order, x);
-  }
-
-  template <class Scalar, class Layout>
-  static bool run_typed(const Plan& plan, const std::string& backend,
-                        const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
-    using Operands = kernels::GemmOperands<ExecSpace, Scalar, Layout>;
-    using Matrix = typename Operands::matrix;
-    using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
-    const Problem& p = *plan.problem;
-    const bool ta = p.trans_a == Trans::T, tb = p.trans_b == Trans::T;
-    const auto no_init = [](const char* label) {
-      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
-    };
-
-    Matrix A, B, C0, C;
-    try {
-      A = Matrix(no_init("tilemm::A"), ta ? p.k : p.m, ta ? p.m : p.k);
-      B = Matrix(no_init("tilemm::B"), tb ? p.n : p.k, tb ? p.k : p.n);
-      C0 = Matrix(no_init("tilemm::C0"), p.m, p.n);
-      C = Matrix(no_init("tilemm::C"), p.m, p.n);
-    } catch (const std::bad_alloc&) {
-      throw RuntimeFailure(p.origin.where() + ": allocation of " +
-                           std::to_string(plan.bytes_needed) + " bytes failed");
-    }
-    fill(A, p.a, p, MatrixId::A);
-    fill(B, p.b, p, MatrixId::B);
-    if (p.beta == 0) {
-      fill_nan<ExecSpace>(C0);  // C is write-only: poison shows any read or any element skipped
-    } else {
-      fill(C0, p.c, p, MatrixId::C);
-    }
-
-    Operands g;
-    g.a = {A, ta};
-    g.b = {B, tb};
-    g.c = C0;
-    g.alpha = static_cast<Scalar>(p.alpha);
-    g.beta = static_cast<Scalar>(p.beta);
-    const auto reference = make_reference(g);
-    g.c = C;
-
-    const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
-    const auto run_once = [&](const std::string& kernel, const LaunchConfig& cfg) {
-      Kokkos::deep_copy(C, C0);
-      Kokkos::fence();
-      const auto start = std::chrono::steady_clock::now();
-      Registry::run(kernel, cfg, g);
-      Kokkos::fence();
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    const auto stopped = [&] {
-      return stop && *stop;
-    };
-
-    for (std::size_t r = 0; r < p.runs.size(); ++r) {
-      const KernelRun& kr = p.runs[r];
-      Result res;
-      res.problem = &p;
-      res.kernel = kr.kernel;
-      res.backend = backend;
-      res.launch = plan.launches[r];
-      res.tolerance = tolerance(p.precision, p.k);
-
-      if (stopped()) return false;
-      run_once(kr.kernel, res.launch);
-      const double first_error = max_scaled_error(reference, C, C0);
-      for (int w = 0; w < p.warmup && !stopped(); ++w) run_once(kr.kernel, res.launch);
-      std::vector<double> samples;
-      for (int i = 0; i < p.repeats && !stopped(); ++i)
-        samples.push_back(run_once(kr.kernel, res.launch));
-      if (stopped()) return false;
-      // A race shows as an error that moves between runs: check the last timed run as well.
-      res.error = std::max(first_error, max_scaled_error(reference, C, C0));
-      res.passed = res.error <= res.tolerance;
-      res.time = TimeStats::of(samples);
-      res.gflops = flops / res.time.median * 1e-9;
-      res.gflops_best = flops / res.time.min * 1e-9;
-
-      if (!p.c_out.empty()) {
-        res.c_out = expand_path_template(p.c_out, p, kr, backend);
-        const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C);
-        npy::write(res.c_out, host.data(), p.m, p.n, p.layout == tilemm::Layout::Left);
-      }
-      on_result(res);
-    }
-    return true;
+    return {name, &plan, &bytes_needed, &prepare, &concurrency, kernels::runs_on_cpu<ExecSpace>()};
   }
 };
 

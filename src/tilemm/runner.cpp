@@ -121,16 +121,54 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
   return plans;
 }
 
-bool run(const Plan& plan, const std::string& name,
-         const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
+std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
   const BackendOps& b = backend(name);
   try {
-    return b.run(plan, name, on_result, stop);
+    return b.prepare(plan);
   } catch (const std::bad_alloc&) {
     throw RuntimeFailure(plan.problem->origin.where() + ": out of memory (needs about " +
                          std::to_string(plan.bytes_needed) + " bytes; " +
                          std::to_string(memory_available(name)) + " available now)");
   }
+}
+
+bool run(const Plan& plan, const std::string& name,
+         const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
+  const Problem& p = *plan.problem;
+  const auto stopped = [&] {
+    return stop && *stop;
+  };
+  if (stopped()) return false;
+  const std::unique_ptr<Session> session = prepare(plan, name);
+  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
+  for (std::size_t r = 0; r < p.runs.size(); ++r) {
+    Result res;
+    res.problem = &p;
+    res.kernel = p.runs[r].kernel;
+    res.backend = name;
+    res.launch = plan.launches[r];
+    res.tolerance = tolerance(p.precision, p.k);
+
+    if (stopped()) return false;
+    session->run(r);
+    const double first_error = session->error();
+    for (int w = 0; w < p.warmup && !stopped(); ++w) session->run(r);
+    std::vector<double> samples;
+    for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
+    if (stopped()) return false;
+    // A race shows as an error that moves between runs: check the last timed run as well.
+    res.error = std::max(first_error, session->error());
+    res.passed = res.error <= res.tolerance;
+    res.time = TimeStats::of(samples);
+    res.gflops = flops / res.time.median * 1e-9;
+    res.gflops_best = flops / res.time.min * 1e-9;
+    if (!p.c_out.empty()) {
+      res.c_out = expand_path_template(p.c_out, p, p.runs[r], name);
+      session->write_c(res.c_out);
+    }
+    on_result(res);
+  }
+  return true;
 }
 
 BackendInfo describe_backend(const std::string& name) {

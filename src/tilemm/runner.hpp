@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,24 @@ using StopFlag = volatile std::sig_atomic_t;
 /// timed. Returns false when `stop` was raised before the problem finished.
 bool run(const Plan& plan, const std::string& backend,
          const std::function<void(const Result&)>& on_result, const StopFlag* stop);
+
+/// A planned problem's matrices allocated and filled on a backend, with its reference: kernels run
+/// on it again and again (the CLI's warm-up and timed runs, tilemm-bench's iterations).
+class Session {
+ public:
+  virtual ~Session() = default;
+  /// Resets C to the initial C, runs the problem's kernel run `run` (an index into
+  /// plan.problem->runs) once and fences; returns the seconds the kernel took.
+  virtual double run(std::size_t run) = 0;
+  /// The largest scaled error of C after the last run (validate.hpp); +Inf for NaN or Inf in C.
+  virtual double error() const = 0;
+  /// Writes C after the last run to `path` as .npy, in the problem's layout.
+  virtual void write_c(const std::string& path) const = 0;
+};
+
+/// Allocates and fills `plan`'s problem on `backend` and computes its reference. Throws
+/// RuntimeFailure when an allocation fails, InputError when a matrix file no longer matches.
+std::unique_ptr<Session> prepare(const Plan& plan, const std::string& backend);
 
 /// What a backend runs on, for the provenance of results.
 struct BackendInfo {

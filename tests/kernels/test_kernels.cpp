@@ -233,7 +233,8 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   const std::vector<std::string> tiles =
       kernel == "tiled"
           ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
-          : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4"};
+          : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
+                                     "4x4x2/4x4", "4x8x2/4x4"};  // the last two: resident
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
     ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";
@@ -315,10 +316,12 @@ void repeatable_on(const std::string& kernel, const Tiling& tile, int team) {
 TEST(TeamKernelLimits, BitwiseRepeatable) {
   const int team = concurrency() >= 2 ? 2 : 1;
   for (const auto& [kernel, tile] : {std::make_pair("tiled", Tiling{16, 16, 16}),
-                                     std::make_pair("register-tiled", Tiling{16, 16, 8, 4, 4})}) {
+                                     std::make_pair("register-tiled", Tiling{16, 16, 8, 4, 4}),
+                                     std::make_pair("register-tiled", Tiling{4, 8, 2, 4, 4})}) {
     ASSERT_TRUE(fits(kernel, tile, team)) << kernel << " with team size " << team;
     repeatable_on<TestSpace>(kernel, tile, team);
   }
+  repeatable_on<TestSpace>("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
 }
 
 }  // namespace

@@ -18,15 +18,20 @@
 // - resident (team size = number of thread tiles; the GPU launch): acc stays in registers for the
 //   whole K loop. A thread's rows are strips of 4 spaced 4 (BM/TM) apart (its columns likewise),
 //   so that neighbouring threads read neighbouring 16-byte words of scratch: no bank conflicts.
-// - shared (fewer threads than thread tiles; a team of one thread on a CPU core, as in GotoBLAS):
-//   each thread tile is contiguous, so that a row of it fills vector registers, and its
-//   accumulators wait in scratch (Cs) between K blocks. That costs 2 TM TN scratch accesses per
-//   BK TM TN multiply-adds, so BK is large on CPUs (256) and the panels live in level-1 scratch.
+//   The panels are double-buffered: each thread fetches its share of the next K block into
+//   registers before it multiplies the current one, so the loads are in flight during the
+//   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
+// - shared (fewer threads than thread tiles, or shares too large to stage in registers; a team of
+//   one thread on a CPU core, as in GotoBLAS): each thread tile is contiguous, so that a row of it
+//   fills vector registers, and its accumulators wait in scratch (Cs) between K blocks. That costs
+//   2 TM TN scratch accesses per BK TM TN multiply-adds, so BK is large on CPUs (256) and the
+//   panels live in level-1 scratch.
 //
 // Teams visit the tiles of C in bands of kBand tile-rows, column by column within a band, so that
 // the panels of B a band needs are still in cache when its next tile-row reads them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -53,16 +58,24 @@ struct RegisterTiledGemm {
                                      // transposed store, and rows stay 4-aligned for Quad reads
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
+  static constexpr int kStage = 8;   // resident: most elements of a panel one thread stages
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;
   int tiles_m = 1, tiles_n = 1;
   int level = 0;  // team scratch level
 
-  /// Team scratch for As, Bs (and Cs in the shared schedule), with room to align the base.
+  /// Team scratch: As and Bs twice (resident: double-buffered), or once with Cs (shared), and room
+  /// to align the base.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int bm, int bn, int bk) {
     const std::size_t panels = std::size_t(bk) * ((bm + kPad) + (bn + kPad));
-    return sizeof(Scalar) * (panels + (kResident ? 0 : std::size_t(bm) * bn)) + kAlign;
+    return sizeof(Scalar) * (kResident ? 2 * panels : panels + std::size_t(bm) * bn) + kAlign;
+  }
+
+  /// Whether each of `team` threads can stage its share of both panels in kStage registers.
+  static bool shares_fit(int bm, int bn, int bk, int team) {
+    return ceil_div(std::int64_t(bm) * bk, team) <= kStage &&
+           ceil_div(std::int64_t(bk) * bn, team) <= kStage;
   }
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
@@ -86,29 +99,82 @@ struct RegisterTiledGemm {
     tile_n = in_band / band_rows;
   }
 
-  /// dst = op(X)[row0 : row0+rows, col0 : col0+cols] (transposed when `transpose`), zero outside
-  /// the matrix; `ld` is dst's row length. The team walks the elements in the order of X's memory,
-  /// thread r taking elements r, r + team_size, ...: neighbouring threads read neighbouring
-  /// addresses, and the position advances by additions alone (a division per element would cost
-  /// as much as the multiply-adds it feeds).
-  template <class Op>
-  KOKKOS_INLINE_FUNCTION static void load(const Member& team, Scalar* dst, int ld, bool transpose,
-                                          const Op& x, int row0, int col0, int rows, int cols) {
-    const bool along_cols = x.contiguous_along_cols();
-    const int outer = along_cols ? rows : cols, inner = along_cols ? cols : rows;
-    const int step = team.team_size(), step_outer = step / inner, step_inner = step % inner;
-    int o = team.team_rank() / inner, in = team.team_rank() % inner;
-    while (o < outer) {
-      const int r = along_cols ? o : in, c = along_cols ? in : o;
-      const int i = row0 + r, j = col0 + c;
-      dst[transpose ? c * ld + r : r * ld + c] =
-          (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
+  /// A thread's walk over a rows x cols panel of op(X) in the order of X's memory: elements r,
+  /// r + team_size, r + 2 team_size, ... for thread r, so that neighbouring threads read
+  /// neighbouring addresses. It advances by additions alone: a division per element would cost as
+  /// much as the multiply-adds the element feeds.
+  struct Walk {
+    bool along_cols;
+    int outer, inner, step_outer, step_inner, o, in;
+
+    template <class Op>
+    KOKKOS_INLINE_FUNCTION Walk(const Member& team, const Op& x, int rows, int cols)
+        : along_cols(x.contiguous_along_cols()),
+          outer(along_cols ? rows : cols),
+          inner(along_cols ? cols : rows),
+          step_outer(team.team_size() / inner),
+          step_inner(team.team_size() % inner),
+          o(team.team_rank() / inner),
+          in(team.team_rank() % inner) {}
+    KOKKOS_INLINE_FUNCTION bool more() const { return o < outer; }
+    KOKKOS_INLINE_FUNCTION int row() const { return along_cols ? o : in; }
+    KOKKOS_INLINE_FUNCTION int col() const { return along_cols ? in : o; }
+    KOKKOS_INLINE_FUNCTION void next() {
       o += step_outer;
       in += step_inner;
       if (in >= inner) {
         in -= inner;
         ++o;
       }
+    }
+  };
+
+  /// op(X)(i, j), or zero outside the matrix.
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION static Scalar value(const Op& x, int i, int j) {
+    return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
+  }
+
+  /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], written to scratch at `dst` with rows of
+  /// length `ld`, transposed when `transpose` (the A panel, so that a column of it is contiguous).
+  struct Panel {
+    Scalar* dst;
+    int ld;
+    bool transpose;
+    int row0, col0, rows, cols;
+    KOKKOS_INLINE_FUNCTION Scalar& at(int r, int c) const {
+      return dst[transpose ? c * ld + r : r * ld + c];
+    }
+  };
+
+  /// The whole team copies the panel, zero outside the matrix (shared schedule).
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION static void load(const Member& team, const Op& x, const Panel& p) {
+    for (Walk w(team, x, p.rows, p.cols); w.more(); w.next()) {
+      p.at(w.row(), w.col()) = value(x, p.row0 + w.row(), p.col0 + w.col());
+    }
+  }
+
+  /// This thread's share of the panel into registers (resident schedule; plan() checked that it
+  /// has at most kStage elements)...
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION static void fetch(const Member& team, const Op& x, const Panel& p,
+                                           Scalar (&stage)[kStage]) {
+    Walk w(team, x, p.rows, p.cols);
+    TILEMM_UNROLL
+    for (int s = 0; s < kStage; ++s, w.next()) {
+      if (w.more()) stage[s] = value(x, p.row0 + w.row(), p.col0 + w.col());
+    }
+  }
+
+  /// ... and from registers to scratch, by the same walk.
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION static void deposit(const Member& team, const Op& x, const Panel& p,
+                                             const Scalar (&stage)[kStage]) {
+    Walk w(team, x, p.rows, p.cols);
+    TILEMM_UNROLL
+    for (int s = 0; s < kStage; ++s, w.next()) {
+      if (w.more()) p.at(w.row(), w.col()) = stage[s];
     }
   }
 
@@ -156,8 +222,10 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION void store(const Scalar (&acc)[TM][TN], int row0, int col0,
                                     const Place& p) const {
     const int M = g.m(), N = g.n();
+    TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       const int row = row0 + p.m + (i / 4) * p.stride_m + i % 4;
+      TILEMM_UNROLL
       for (int j = 0; j < TN; ++j) {
         const int col = col0 + p.n + (j / 4) * p.stride_n + j % 4;
         if (row < M && col < N) scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
@@ -174,18 +242,35 @@ struct RegisterTiledGemm {
     Scalar* As = reinterpret_cast<Scalar*>((reinterpret_cast<std::uintptr_t>(raw) + kAlign - 1) &
                                            ~std::uintptr_t(kAlign - 1));
     Scalar* Bs = As + BK * lda;
-    const auto load_panels = [&](int k0) {
-      load(team, As, lda, /*transpose=*/true, g.a, row0, k0, BM, BK);
-      load(team, Bs, ldb, /*transpose=*/false, g.b, k0, col0, BK, BN);
+    // The panels of the K block at k0, in buffer `buffer` (resident: 0 or 1; shared: 0).
+    const int buffer_size = BK * (lda + ldb);
+    const auto a_panel = [&](int k0, int buffer) {
+      return Panel{As + buffer * buffer_size, lda, true, row0, k0, BM, BK};
+    };
+    const auto b_panel = [&](int k0, int buffer) {
+      return Panel{Bs + buffer * buffer_size, ldb, false, k0, col0, BK, BN};
     };
 
     if constexpr (kResident) {
       const Place p = place(team.team_rank());
       Scalar acc[TM][TN] = {};
-      for (int k0 = 0; k0 < K; k0 += BK) {
-        load_panels(k0);
-        team.team_barrier();
-        multiply(acc, As, Bs, p);
+      Scalar stage_a[kStage], stage_b[kStage];
+      fetch(team, g.a, a_panel(0, 0), stage_a);
+      fetch(team, g.b, b_panel(0, 0), stage_b);
+      deposit(team, g.a, a_panel(0, 0), stage_a);
+      deposit(team, g.b, b_panel(0, 0), stage_b);
+      team.team_barrier();
+      for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer ^= 1) {
+        const bool next = k0 + BK < K;
+        if (next) {  // global loads in flight while the thread tile is updated
+          fetch(team, g.a, a_panel(k0 + BK, buffer ^ 1), stage_a);
+          fetch(team, g.b, b_panel(k0 + BK, buffer ^ 1), stage_b);
+        }
+        multiply(acc, As + buffer * buffer_size, Bs + buffer * buffer_size, p);
+        if (next) {  // the other buffer was last read before the previous barrier
+          deposit(team, g.a, a_panel(k0 + BK, buffer ^ 1), stage_a);
+          deposit(team, g.b, b_panel(k0 + BK, buffer ^ 1), stage_b);
+        }
         team.team_barrier();
       }
       store(acc, row0, col0, p);
@@ -198,7 +283,8 @@ struct RegisterTiledGemm {
           for (int j = 0; j < TN; ++j) Cs[t][i][j] = 0;
       }
       for (int k0 = 0; k0 < K; k0 += BK) {
-        load_panels(k0);
+        load(team, g.a, a_panel(k0, 0));
+        load(team, g.b, b_panel(k0, 0));
         team.team_barrier();
         for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
           Scalar acc[TM][TN];
@@ -238,10 +324,14 @@ struct RegisterTiled {
                                     ": the register-tiled kernel has thread tiles 4x4, 8x8, 8x16");
     }
   }
+  /// The resident schedule when the team has one thread per thread tile and each thread can stage
+  /// its share of the panels in registers; the shared schedule otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, F&& f) {
+    using Resident = RegisterTiledGemm<ExecSpace, Scalar, Layout, 4, 4, true>;
     const Tiling& t = cfg.tile;
-    if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
+    if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn) &&
+        Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
       with_schedule<true>(t, f);
     } else {
       with_schedule<false>(t, f);
@@ -249,7 +339,8 @@ struct RegisterTiled {
   }
 
   /// The default tile: the largest of the backend's candidates that still gives every processor
-  /// (a CPU thread; a GPU multiprocessor, 2048 threads of Kokkos' concurrency) a tile of C.
+  /// (a CPU thread; a GPU multiprocessor, 2048 threads of Kokkos' concurrency) a tile of C, no
+  /// deeper than K rounded up to 8.
   /// GPU: 8x8 thread tiles, one thread each (resident), 8 deep. CPU: a team of one thread (shared
   /// schedule), thread tiles one 64-byte vector wide, panels 256 deep.
   static Tiling default_tile(const Extents& e) {
@@ -263,10 +354,16 @@ struct RegisterTiled {
             : std::vector<Tiling>{{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
     const std::int64_t processors =
         cpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
+    Tiling chosen = candidates.back();
     for (const Tiling& t : candidates) {
-      if (std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn) >= processors) return t;
+      if (std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn) >= processors) {
+        chosen = t;
+        break;
+      }
     }
-    return candidates.back();
+    // Panels deeper than K would multiply zeros: with K = 64, a 256-deep panel is 3/4 padding.
+    if (e.k > 0) chosen.bk = static_cast<int>(std::min<std::int64_t>(chosen.bk, (e.k + 7) / 8 * 8));
+    return chosen;
   }
 
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {

@@ -1,0 +1,23 @@
+#include "tilemm/kokkos_args.hpp"
+
+#include <Kokkos_Core.hpp>
+
+namespace tilemm {
+
+void split_kokkos_arguments(int argc, char** argv, std::vector<std::string>& ours,
+                            std::vector<std::string>& kokkos) {
+  kokkos.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--kokkos-", 0) != 0) {
+      ours.push_back(arg);
+      continue;
+    }
+#if KOKKOS_VERSION < 30700
+    if (arg.rfind("--kokkos-num-threads", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
+#endif
+    kokkos.push_back(arg);
+  }
+}
+
+}  // namespace tilemm

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Smoke test of tilemm-bench: runs it for a moment on tiny sizes and checks what a study script
+reads from its Google Benchmark JSON (names, counters, context), then its exit status on bad input.
+
+  check_bench.py TILEMM_BENCH SPEC
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+KERNELS = ["naive", "tiled", "register-tiled", "kokkos-kernels"]
+CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version", "backend",
+           "device", "concurrency"]
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(bench, *args):
+    proc = subprocess.run([bench, *args], capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def main(bench, spec):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "bench.json")
+        rc, text = run(bench, "--sizes", "33,16x24x40", "--benchmark_min_time=0.01",
+                       "--benchmark_out=" + out, "--benchmark_out_format=json")
+        if rc != 0:
+            fail("exit status %d:\n%s" % (rc, text))
+        with open(out) as f:
+            doc = json.load(f)
+    for key in CONTEXT:
+        if not doc["context"].get(key):
+            fail("context lacks %r" % key)
+    runs = [b for b in doc["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+    if len(runs) != 2 * 2 * 2 * len(KERNELS):
+        fail("%d benchmarks, expected 32 (2 sizes x 2 precisions x 2 layouts x 4 kernels)" % len(runs))
+    for b in runs:
+        parts = b["name"].split("/")
+        kernel, backend, precision, layout, op = parts[1:6]
+        m, n, k = (int(p.split(":")[1]) for p in parts[6:9])
+        if parts[0] != "gemm" or kernel not in KERNELS or op != "NN" or parts[-1] != "manual_time":
+            fail("unexpected name %r" % b["name"])
+        if b.get("error_occurred"):
+            fail("%s: %s" % (b["name"], b.get("error_message")))
+        size = 4 if precision == "float" else 8
+        if b["bytes"] != size * (m * k + k * n + m * n):
+            fail("%s: bytes %r" % (b["name"], b["bytes"]))
+        seconds = b["real_time"] * {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1}[b["time_unit"]]
+        flops = 2.0 * m * n * k
+        if not abs(b["FLOP/s"] * seconds / flops - 1) < 1e-3:
+            fail("%s: FLOP/s %r is not 2mnk over the time" % (b["name"], b["FLOP/s"]))
+        if not (0 <= b["error"] <= b["tolerance"]):
+            fail("%s: error %r above tolerance %r" % (b["name"], b["error"], b["tolerance"]))
+        if kernel in ("tiled", "register-tiled") and not b.get("label"):
+            fail("%s: no tile in the label" % b["name"])
+
+    rc, text = run(bench, "--spec", spec, "--kernels", "tiled,kokkos-kernels",
+                   "--benchmark_min_time=0.01")
+    if rc != 0 or text.count("gemm/tiled/") != 2 or text.count("gemm/kokkos-kernels/") != 2:
+        fail("--spec with --kernels: exit %d, output:\n%s" % (rc, text))
+    rc, text = run(bench, "--kernels", "nosuch")
+    if rc != 2 or "nosuch" not in text:
+        fail("--kernels nosuch: exit %d (expected 2), output:\n%s" % (rc, text))
+    print("tilemm-bench smoke test passed: %d benchmarks" % len(runs))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
