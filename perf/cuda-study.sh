@@ -13,6 +13,7 @@
 #   tune      inputs/tune-register-tiled.yaml on the GPU                -> OUT_DIR/tune-<date>.json
 #   study     inputs/square-gpu.yaml and inputs/small-skinny.yaml       -> OUT_DIR/*-<date>.json
 #   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
+#   bench     tilemm-bench on the GPU, n = 1024 and 4096                -> OUT_DIR/bench-<date>.json
 #
 # KOKKOS_PREFIX holds Kokkos and Kokkos Kernels built with Kokkos_ENABLE_CUDA, Kokkos_ENABLE_OPENMP,
 # the GPU's Kokkos_ARCH_* and Kokkos Kernels' cuBLAS TPL (see the README). Other packages come from
@@ -87,6 +88,12 @@ for step in "${steps[@]}"; do
     cpu)
       OMP_PROC_BIND=spread OMP_PLACES=threads run_spec cpu-vs-blas inputs/cpu-vs-blas.yaml \
         --backend openmp --quiet
+      ;;
+    bench)
+      log "tilemm-bench"
+      "$build/perf/tilemm-bench" --backend cuda --sizes 1024,4096 --layouts right \
+        --benchmark_repetitions=3 --benchmark_out="$out/bench-$tag-$day.json" \
+        --benchmark_out_format=json | tee "$out/bench-$tag-$day.txt"
       ;;
     *) log "unknown step '$step'"; exit 2 ;;
   esac
