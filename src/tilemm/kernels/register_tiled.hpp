@@ -198,7 +198,6 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
     const int lda = BM + kPad, ldb = BN + kPad;
-    TILEMM_UNROLL_BY(2)
     for (int kk = 0; kk < BK; ++kk) {
       Scalar a[TM], b[TN];
       TILEMM_UNROLL
