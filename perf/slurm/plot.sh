@@ -1,0 +1,20 @@
+#!/bin/bash
+# Turns every result file in a folder (default results/, where perf/slurm/*.sbatch write) into the
+# study: RESULTS/plots/summary.csv, the PNG plots and the performance-portability figure.
+#   perf/slurm/plot.sh [RESULTS] [perf/plot.py options, e.g. --peak 'DEVICE:double=GFLOPS']
+# After the runs, as a job of its own (seconds, one core):
+#   sbatch --dependency=afterany:JOB1:JOB2 perf/slurm/plot.sh
+#SBATCH --job-name=tilemm-plot
+#SBATCH --account=CHANGE_ME
+#SBATCH --partition=CHANGE_ME
+#SBATCH --time=00:05:00
+#SBATCH --ntasks=1
+#SBATCH --output=%x-%j.log
+set -euo pipefail
+cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"  # the repository root
+results=${1:-results}
+(($#)) && shift
+shopt -s nullglob
+files=("$results"/*.json)
+((${#files[@]})) || { echo "plot.sh: no .json files in $results/" >&2; exit 2; }
+exec "${PYTHON:-python3}" perf/plot.py "${files[@]}" --out "$results/plots" "$@"

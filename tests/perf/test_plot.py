@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Runs perf/plot.py on the recorded H200 results (the GPU and its host, tilemm CLI JSON) and on a
+synthetic Google Benchmark file (tests/perf/data/gbench-synthetic.json), then checks what it wrote:
+the PNGs, the summary's rows and columns, the vendor fractions, dropped failures, and the
+performance-portability figure against a harmonic mean computed here from the raw JSON.
+
+  python3 tests/perf/test_plot.py       exit 0: passed, 1: failed, 77: no pandas/matplotlib here
+
+The expected values are computed from the input files with the standard library only, so that the
+test does not share code (or mistakes) with the script it checks.
+"""
+import csv
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PLOT = ROOT / "perf" / "plot.py"
+FIXTURE = ROOT / "tests" / "perf" / "data" / "gbench-synthetic.json"
+# The first recorded H200 run (its GPU and 16-core host), named so that later results in perf/results
+# do not change what this test expects.
+CLI_FILES = [str(ROOT / "perf" / "results" / ("2026-11-22-h200-%s-v1.json" % study))
+             for study in ("cpu-vs-blas", "small-skinny", "square-gpu")]
+SYNTHETIC = "Synthetic Test CPU (openmp, 4 threads)"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+FAILURES = []
+
+
+def check(condition, what):
+    print("%s: %s" % ("ok  " if condition else "FAIL", what))
+    if not condition:
+        FAILURES.append(what)
+
+
+def close(a, b, rel=1e-5):
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=rel)
+
+
+def number(text):
+    return float(text) if text not in ("", None) else None
+
+
+def platform_of(context, row):
+    """The platform label plot.py gives a CLI result (device, backend, threads on host backends)."""
+    device, backend = row["device"], row["backend"]
+    if backend == "cuda":
+        return "%s (%s)" % (device, backend)
+    return "%s (%s, %d threads)" % (device, backend, int(context["concurrency"]))
+
+
+def raw_cli_results():
+    results = []
+    for path in CLI_FILES:
+        with open(path) as f:
+            doc = json.load(f)
+        results += [dict(r, platform=platform_of(doc["context"], r)) for r in doc["results"]]
+    return results
+
+
+def expected_efficiency(results, platform, kernel, precision):
+    """Kernel GFLOP/s / kokkos-kernels GFLOP/s at the largest square n where both passed."""
+    def square(name):
+        return {r["n"]: r["gflops"] for r in results
+                if r["platform"] == platform and r["kernel"] == name and r["precision"] == precision
+                and r["m"] == r["n"] == r["k"] and r["verdict"] == "pass"}
+    mine, vendor = square(kernel), square("kokkos-kernels")
+    shared = set(mine) & set(vendor)
+    return mine[max(shared)] / vendor[max(shared)] if shared else 0.0
+
+
+def harmonic_mean(values):
+    return 0.0 if min(values) <= 0 else len(values) / sum(1.0 / v for v in values)
+
+
+def check_pngs(out):
+    for name in ("gflops_vs_size.png", "vendor_fraction.png", "roofline.png", "portability.png"):
+        path = out / name
+        data = path.read_bytes() if path.exists() else b""
+        check(data[:8] == PNG_SIGNATURE and len(data) > 10000, "%s is a PNG (%d bytes)" % (name, len(data)))
+        if data[12:16] == b"IHDR":
+            width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+            check(width >= 400 and height >= 300, "%s is %dx%d pixels" % (name, width, height))
+
+
+def check_summary(out, results, stdout):
+    with open(out / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    needed = {"platform", "device", "backend", "kernel", "precision", "layout", "trans", "m", "n", "k",
+              "tile", "gflops", "time_s", "error", "tolerance", "verdict", "vendor_gflops",
+              "vendor_fraction", "intensity", "source", "git_hash", "date"}
+    check(needed <= set(rows[0]) if rows else False, "summary.csv has the columns %s" % sorted(needed))
+    # 12 registered benchmarks in the fixture (repetitions and aggregates fold into one row each).
+    check(len(rows) == len(results) + 12, "summary.csv has %d rows, expected %d" % (len(rows), len(results) + 12))
+
+    vendor = [r for r in rows if r["kernel"] == "kokkos-kernels" and r["verdict"] == "pass"]
+    check(vendor and all(number(r["vendor_fraction"]) == 1.0 for r in vendor),
+          "vendor fraction of all %d passing kokkos-kernels rows is 1" % len(vendor))
+
+    def one(**match):
+        found = [r for r in rows if all(r[k] == str(v) for k, v in match.items())]
+        return found[0] if len(found) == 1 else None
+
+    raw = {(r["kernel"], r["n"]): r["gflops"] for r in results
+           if r["backend"] == "cuda" and r["precision"] == "float" and r["m"] == r["n"] == r["k"] == 4096}
+    row = one(platform="NVIDIA H200 (cuda)", kernel="register-tiled", precision="float", m=4096, n=4096, k=4096)
+    check(row is not None and close(number(row["vendor_fraction"]),
+                                    raw[("register-tiled", 4096)] / raw[("kokkos-kernels", 4096)]),
+          "H200 register-tiled float n=4096: vendor fraction = its GFLOP/s / kokkos-kernels' from the JSON")
+    check(row is not None and row["git_hash"] and row["source"].endswith(".json"),
+          "summary rows carry the git hash and the source file")
+
+    rt = one(platform=SYNTHETIC, kernel="register-tiled", precision="float", m=1024, n=1024, k=1024)
+    check(rt is not None and close(number(rt["gflops"]), 48.0),
+          "Google Benchmark repetitions: the median aggregate (48 GFLOP/s) is used, not the mean or a run")
+    check(rt is not None and close(number(rt["time_s"]), 2.0 * 1024 ** 3 / 48e9),
+          "Google Benchmark real_time in ms becomes seconds")
+    skinny = one(platform=SYNTHETIC, kernel="register-tiled", precision="float", m=2048, n=64, k=512)
+    traffic = 4 * (2048 * 512 + 512 * 64 + 2 * 2048 * 64)
+    check(skinny is not None and close(number(skinny["intensity"]), 2.0 * 2048 * 64 * 512 / traffic)
+          and skinny["layout"] == "left" and skinny["trans"] == "NT",
+          "beta != 0 benchmark: intensity from the byte count with C read, layout and ops parsed")
+    check(skinny is not None and close(number(skinny["vendor_fraction"]), 0.5),
+          "vendor matched on layout, ops and beta (4 / 8 GFLOP/s)")
+
+    tiles = sorted(r["tile"] for r in rows if r["platform"] == SYNTHETIC and r["kernel"] == "register-tiled"
+                   and r["m"] == r["n"] == r["k"] == "512")
+    check(tiles == ["128x256x256/8x16", "64x64x256/4x4"],
+          "two tiles of one problem (one benchmark name, two families) stay two rows")
+
+    failed = one(platform=SYNTHETIC, kernel="tiled", precision="float", m=1024, n=1024, k=1024)
+    errored = one(platform=SYNTHETIC, kernel="naive", precision="float", m=1024, n=1024, k=1024)
+    check(failed is not None and failed["verdict"] == "fail" and failed["vendor_fraction"] == ""
+          and close(number(failed["error"]), 0.5),
+          "a benchmark stopped with 'validation failed' is kept as 'fail', its error read from the message")
+    check(errored is not None and errored["verdict"] == "error" and errored["gflops"] == "",
+          "a benchmark stopped with an error is kept as 'error', without GFLOP/s")
+    check("dropped from the plots: 2 results" in stdout, "the run says that 2 results were dropped")
+
+
+def check_portability(out, results, stdout):
+    with open(out / "portability.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    figure = {(r["kernel"], r["precision"]): number(r["portability"]) for r in rows}
+    platforms = sorted({r["platform"] for r in results})
+    # register-tiled float: the recorded H200 GPU and host, and the fixture (48 / 96 at n = 1024).
+    efficiencies = [expected_efficiency(results, p, "register-tiled", "float") for p in platforms] + [0.5]
+    expected = harmonic_mean(efficiencies)
+    print("     register-tiled float: efficiencies %s -> harmonic mean %.6f" %
+          (", ".join("%.6f" % e for e in efficiencies), expected))
+    check(len(platforms) == 2 and close(figure.get(("register-tiled", "float")), expected),
+          "portability of register-tiled float = harmonic mean computed here (%.6f)" % expected)
+    # tiled float: at n = 1024 the fixture's tiled failed, so its largest shared square is 512.
+    expected = harmonic_mean([expected_efficiency(results, p, "tiled", "float") for p in platforms]
+                             + [20.0 / 80.0])
+    check(close(figure.get(("tiled", "float")), expected),
+          "portability of tiled float uses the fixture's n = 512, the largest valid shared size (%.6f)" % expected)
+    check(figure.get(("tiled", "double")) == 0.0, "tiled double: no result on the fixture platform -> 0")
+    check(figure.get(("naive", "float")) == 0.0, "naive float: not run on the CPU platforms -> 0")
+    check(figure.get(("kokkos-kernels", "double")) == 1.0, "kokkos-kernels against itself -> 1")
+    inputs = [r for r in rows if r["kernel"] == "register-tiled" and r["precision"] == "float"]
+    check(len(inputs) == 3 and all(r["n"] for r in inputs),
+          "portability.csv lists each platform's efficiency and the size used")
+    check("Performance portability" in stdout, "the figure is printed as a table")
+
+
+def main():
+    if not all(importlib.util.find_spec(m) for m in ("pandas", "numpy", "matplotlib")):
+        print("SKIP: %s has no pandas/numpy/matplotlib (Debian: python3-pandas python3-matplotlib)"
+              % sys.executable)
+        return 77
+    check(all(os.path.exists(f) for f in CLI_FILES), "found the 3 recorded H200 result files")
+    results = raw_cli_results()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "plots"
+        junk = Path(tmp) / "not-a-result.json"
+        junk.write_text('{"hello": 1}')
+        env = dict(os.environ, MPLCONFIGDIR=tmp)  # matplotlib's cache, not the user's home
+        run = subprocess.run([sys.executable, str(PLOT)] + CLI_FILES +
+                             [str(FIXTURE), str(junk), "--out", str(out),
+                              "--peak", "Synthetic Test CPU:float=200", "--bandwidth", "Synthetic Test CPU=20"],
+                             capture_output=True, text=True, env=env)
+        print(run.stdout + run.stderr)
+        check(run.returncode == 0, "perf/plot.py exited with 0 (got %d)" % run.returncode)
+        check("not-a-result.json: skipped" in run.stderr, "a JSON file of neither format is skipped with a message")
+        check("no peak known for Intel(R) Xeon(R) Processor" in run.stdout,
+              "the CPU roofline without --peak is skipped with a message")
+        if run.returncode == 0:
+            check_pngs(out)
+            check_summary(out, results, run.stdout)
+            check_portability(out, results, run.stdout)
+        help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
+        check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
+    if FAILURES:
+        print("\n%d checks failed" % len(FAILURES))
+        return 1
+    print("\nall checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
