@@ -143,8 +143,8 @@ void add_context(const tilemm::RunContext& context) {
 }
 
 int run_benchmarks(int argc, char** argv) {
-  std::vector<std::string> ours, kokkos_args;
-  tilemm::split_kokkos_arguments(argc, argv, ours, kokkos_args);
+  std::vector<std::string> ours;
+  tilemm::KokkosArguments kokkos_args(argc, argv, ours);
 
   Options o;
   CLI::App app{"tilemm-bench: Google Benchmark over tilemm's kernels and KokkosBlas::gemm.",
@@ -187,11 +187,7 @@ int run_benchmarks(int argc, char** argv) {
   const std::vector<tilemm::Problem> problems = problems_of(o);
   if (problems.empty()) throw tilemm::InputError("no problem is left after the filters");
 
-  int kokkos_argc = static_cast<int>(kokkos_args.size());
-  std::vector<char*> kokkos_argv;
-  for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
-  kokkos_argv.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 
   const std::string backend = o.backend.empty() ? tilemm::default_backend() : o.backend;
   tilemm::check_backend(backend);

@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -14,6 +17,7 @@
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
 #include "tilemm/errors.hpp"
+#include "tilemm/kokkos_args.hpp"
 #include "tilemm/output_paths.hpp"
 #include "tilemm/report.hpp"
 #include "tilemm/runner.hpp"
@@ -26,6 +30,14 @@ tilemm::StopFlag g_stop = 0;
 extern "C" void on_signal(int signum) {
   g_stop = signum;
   std::signal(signum, SIG_DFL);  // a second signal ends the process at once
+  // A kernel run cannot be cut short and may take minutes: say at once that the signal was heard.
+  // write(2) is async-signal-safe; errno is kept for the code the signal interrupted.
+  static const char note[] =
+      "tilemm: signal received: stopping after the current kernel run (send it again to stop at "
+      "once)\n";
+  const int saved_errno = errno;
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, note, sizeof note - 1);
+  errno = saved_errno;
 }
 
 struct Options {
@@ -36,30 +48,16 @@ struct Options {
   bool list_backends = false;
 };
 
-/// Kokkos' flags (--kokkos-*) go to Kokkos, the rest to tilemm's parser. Kokkos before 3.7 spells
-/// --kokkos-num-threads as --kokkos-threads.
-void split_arguments(int argc, char** argv, std::vector<std::string>& ours,
-                     std::vector<std::string>& kokkos) {
-  kokkos.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--kokkos-", 0) != 0) {
-      ours.push_back(arg);
-      continue;
-    }
-#if KOKKOS_VERSION < 30700
-    if (arg.rfind("--kokkos-num-threads", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
-#endif
-    kokkos.push_back(arg);
-  }
-}
-
 std::string describe_problem(const tilemm::Problem& p) {
   std::string kernels;
   for (const auto& run : p.runs) kernels += " " + run.kernel;
   return p.origin.name + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
          " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " " + to_string(p.layout) +
          " op=" + to_string(p.trans_a) + to_string(p.trans_b) + ":" + kernels;
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
 }
 
 /// Runs the planned problems, reporting each result as it comes. Returns the exit status.
@@ -78,7 +76,11 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   bool all_passed = true;
   const auto on_result = [&](const tilemm::Result& r) {
     table.row(r);
-    for (auto& f : files) f->add(r);
+    try {
+      for (auto& f : files) f->add(r);
+    } catch (const std::exception& e) {
+      throw tilemm::RuntimeFailure(e.what());  // the results file, not the run, failed
+    }
     all_passed = all_passed && r.passed;
   };
   try {
@@ -90,7 +92,13 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
       if (!tilemm::run(plans[i], backend, on_result, &g_stop)) break;
     }
   } catch (const std::exception& e) {
-    for (auto& f : files) f->finish(std::string("failed: ") + e.what());
+    // Each file records the failure if it still can; the failure itself is what the user sees.
+    for (auto& f : files) {
+      try {
+        f->finish("failed: " + first_line(e.what()));
+      } catch (const std::exception&) {
+      }
+    }
     throw;
   }
   if (g_stop) {
@@ -103,8 +111,8 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
 }
 
 int run_cli(int argc, char** argv) {
-  std::vector<std::string> ours, kokkos_args;
-  split_arguments(argc, argv, ours, kokkos_args);
+  std::vector<std::string> ours;
+  tilemm::KokkosArguments kokkos_args(argc, argv, ours);
 
   Options options;
   CLI::App app{
@@ -151,11 +159,7 @@ int run_cli(int argc, char** argv) {
     }
   }
 
-  int kokkos_argc = static_cast<int>(kokkos_args.size());
-  std::vector<char*> kokkos_argv;
-  for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
-  kokkos_argv.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 
   if (options.list_backends) {
     for (const auto& name : tilemm::available_backends()) {

@@ -52,8 +52,8 @@ void check_writable(const std::string& path) {
   const fs::path folder = folder_of(path);
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
-    throw std::runtime_error("cannot write '" + path + "': folder '" + folder.string() +
-                             "' does not exist");
+    throw std::runtime_error("cannot write '" + path + "': '" + folder.string() + "' " +
+                             (fs::exists(folder, ec) ? "is not a folder" : "does not exist"));
   }
   if (fs::is_directory(path, ec)) {
     throw std::runtime_error("cannot write '" + path + "': it is a folder");

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -135,12 +136,21 @@ struct BackendRunner {
   }
 
   /// A, B, C0, C in the problem's precision, the reference C and norms in double, and the double
-  /// copies of A and B that a float problem's reference needs while it is computed.
+  /// copies of A and B that a float problem's reference needs while it is computed. Saturates at
+  /// SIZE_MAX: extents within int range can need more than 2^64 bytes, and a wrapped count would
+  /// let the plan pass a problem no machine holds.
   static std::size_t bytes_needed(const Problem& p) {
-    const std::size_t s = p.scalar_bytes();
-    const std::size_t mk = p.m * p.k, kn = p.k * p.n, mn = p.m * p.n;
-    std::size_t bytes = s * (mk + kn + 2 * mn) + 8 * (mn + p.m + p.n);
-    if (p.precision == Precision::Float) bytes += 8 * (mk + kn);
+    const auto mul = [](std::size_t a, std::size_t b) {
+      return (a != 0 && b > SIZE_MAX / a) ? SIZE_MAX : a * b;
+    };
+    const auto add = [](std::size_t a, std::size_t b) {
+      return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+    };
+    const std::size_t m = p.m, n = p.n, k = p.k, s = p.scalar_bytes();
+    const std::size_t mk = mul(m, k), kn = mul(k, n), mn = mul(m, n);
+    std::size_t bytes = mul(s, add(add(mk, kn), mul(2, mn)));
+    bytes = add(bytes, mul(8, add(mn, add(m, n))));
+    if (p.precision == Precision::Float) bytes = add(bytes, mul(8, add(mk, kn)));
     return bytes;
   }
 

@@ -4,9 +4,8 @@
 
 namespace tilemm {
 
-void split_kokkos_arguments(int argc, char** argv, std::vector<std::string>& ours,
-                            std::vector<std::string>& kokkos) {
-  kokkos.push_back(argv[0]);
+KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>& ours) {
+  args_.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--kokkos-", 0) != 0) {
@@ -16,8 +15,11 @@ void split_kokkos_arguments(int argc, char** argv, std::vector<std::string>& our
 #if KOKKOS_VERSION < 30700
     if (arg.rfind("--kokkos-num-threads", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
 #endif
-    kokkos.push_back(arg);
+    args_.push_back(arg);
   }
+  for (auto& a : args_) argv_.push_back(a.data());
+  argv_.push_back(nullptr);
+  argc_ = static_cast<int>(args_.size());
 }
 
 }  // namespace tilemm

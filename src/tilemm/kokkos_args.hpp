@@ -7,10 +7,23 @@
 
 namespace tilemm {
 
-/// Splits argv[1..argc) into the program's arguments (`ours`) and Kokkos' (`kokkos`, which starts
-/// with argv[0]). Kokkos before 3.7 spells --kokkos-num-threads as --kokkos-threads: that spelling
-/// is translated, so that scripts use one spelling whatever the Kokkos version.
-void split_kokkos_arguments(int argc, char** argv, std::vector<std::string>& ours,
-                            std::vector<std::string>& kokkos);
+/// Kokkos' share of a command line, kept alive for Kokkos::initialize (which may edit it).
+class KokkosArguments {
+ public:
+  /// Takes Kokkos' flags from argv[1..argc) and appends the others to `ours`. Kokkos before 3.7
+  /// spells --kokkos-num-threads as --kokkos-threads: that spelling is translated, so that scripts
+  /// use one spelling whatever the Kokkos version.
+  KokkosArguments(int argc, char** argv, std::vector<std::string>& ours);
+  KokkosArguments(const KokkosArguments&) = delete;
+  KokkosArguments& operator=(const KokkosArguments&) = delete;
+
+  int& argc() { return argc_; }
+  char** argv() { return argv_.data(); }
+
+ private:
+  std::vector<std::string> args_;  // argv[0], then Kokkos' flags
+  std::vector<char*> argv_;        // pointers into args_, null-terminated
+  int argc_ = 0;
+};
 
 }  // namespace tilemm

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -136,7 +137,35 @@ std::uint32_t little_endian(const unsigned char* p, int bytes) {
   return v;
 }
 
+/// Fails unless a file of `file_bytes` holds the whole array that `h` describes.
+void check_holds_data(const Header& h, std::size_t file_bytes) {
+  // Each extent is below 2^31, so the element count fits in 63 bits, but the byte count of a
+  // float64 array need not fit in 64: compare elements, not bytes, so that no product wraps round
+  // (a wrapped byte count let a 64-byte file claim 2^61 elements:
+  // tests/fuzz/corpus/npy/regression-shape-bytes-wrap.npy).
+  const std::size_t elements = static_cast<std::size_t>(h.count());
+  const std::size_t data_bytes = file_bytes > h.data_offset ? file_bytes - h.data_offset : 0;
+  if (elements > data_bytes / h.item_bytes()) {
+    const std::string promised =
+        elements <= std::numeric_limits<std::size_t>::max() / h.item_bytes()
+            ? std::to_string(elements * h.item_bytes())
+            : "more than 2^64";
+    fail("truncated: the header promises " + promised + " bytes of data, the file has " +
+         std::to_string(data_bytes));
+  }
+}
+
 std::ifstream open_or_throw(const std::string& path) {
+  // Only a regular file has a size to check the header against, and can be read twice (header
+  // at spec time, data at run time): a folder, a device or a pipe is refused here.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw std::runtime_error("cannot read '" + path + "': " +
+                             (std::filesystem::is_directory(status)
+                                  ? "it is a folder"
+                                  : "not a regular file (a device, a pipe or a socket)"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
   return in;
@@ -172,7 +201,9 @@ void write_impl(const std::string& path, const T* data, std::int64_t rows, std::
 
 std::int64_t Header::count() const {
   std::int64_t n = 1;
-  for (std::int64_t d : shape) n *= d;
+  for (std::int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) fail("'shape' holds more than 2^63 elements");
+  }
   return n;
 }
 
@@ -203,13 +234,7 @@ Header parse_header(const char* bytes, std::size_t available, std::size_t file_b
   if (h.shape.size() != 2) {
     fail("array has " + std::to_string(h.shape.size()) + " dimensions; a matrix needs 2");
   }
-  // Each extent is below 2^31, so the product and the byte count fit in 64 bits.
-  const std::size_t data_bytes = static_cast<std::size_t>(h.count()) * h.item_bytes();
-  if (file_bytes < h.data_offset + data_bytes) {
-    fail("truncated: the header promises " + std::to_string(data_bytes) +
-         " bytes of data, the file has " +
-         std::to_string(file_bytes > h.data_offset ? file_bytes - h.data_offset : 0));
-  }
+  check_holds_data(h, file_bytes);
   return h;
 }
 
@@ -225,7 +250,16 @@ Header read_header(const std::string& path) {
 }
 
 std::vector<double> read_data(const std::string& path, const Header& header) {
+  if (header.shape.size() != 2 || (header.descr != "<f4" && header.descr != "<f8")) {
+    fail("read_data takes the header of a 2-D float32 or float64 array");
+  }
   std::ifstream in = open_or_throw(path);
+  // The file may have changed since its header was read: check its size again before allocating
+  // what the header promises.
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (!in) throw std::runtime_error("cannot read '" + path + "'");
+  check_holds_data(header, size);
   in.seekg(static_cast<std::streamoff>(header.data_offset));
   const auto n = static_cast<std::size_t>(header.count());
   std::vector<double> out(n);

@@ -20,6 +20,7 @@ struct Header {
   std::size_t data_offset = 0;  // bytes before the array data
 
   std::size_t item_bytes() const { return descr == "<f4" ? 4 : 8; }
+  /// Elements: the product of `shape` (std::invalid_argument if it does not fit in 63 bits).
   std::int64_t count() const;
 };
 
@@ -29,10 +30,14 @@ struct Header {
 Header parse_header(const char* bytes, std::size_t available, std::size_t file_bytes);
 
 /// Reads and checks the header of a file. Throws std::invalid_argument (as above) or
-/// std::runtime_error (cannot open or read the file).
+/// std::runtime_error (cannot open or read the file, or it is not a regular file: a folder, a
+/// device or a pipe).
 Header read_header(const std::string& path);
 
-/// Reads the array data of a 2-D file as doubles, in the file's own element order.
+/// Reads the array data of a 2-D file as doubles, in the file's own element order. Checks the
+/// file's size against `header` again before allocating (the file may have changed since the header
+/// was read): throws std::invalid_argument when it no longer holds the array, std::runtime_error
+/// when it cannot be read.
 std::vector<double> read_data(const std::string& path, const Header& header);
 
 /// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols

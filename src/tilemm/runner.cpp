@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 
 #include "tilemm/backend_runner.hpp"
 #include "tilemm/errors.hpp"
@@ -53,9 +55,12 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string gib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+/// "2684485632 bytes (2.50 GiB)"; a count that saturated (bytes_needed) is "more than 2^64 bytes".
+std::string bytes_text(std::size_t bytes) {
+  if (bytes == SIZE_MAX) return "more than 2^64 bytes";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%zu bytes (%.2f GiB)", bytes,
+                static_cast<double>(bytes) / (1 << 30));
   return text;
 }
 
@@ -109,26 +114,47 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     plan.bytes_needed = b.bytes_needed(p);
     const std::size_t available = memory_available(name);
     if (plan.bytes_needed > available) {
-      throw RuntimeFailure(
-          p.origin.where() + ": m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
-          " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " needs " +
-          std::to_string(plan.bytes_needed) + " bytes (" + gib(plan.bytes_needed) + ") of " +
-          (b.on_host ? "host" : "device") + " memory; " + std::to_string(available) + " bytes (" +
-          gib(available) + ") are available");
+      throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +
+                           " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " " +
+                           to_string(p.precision) + " needs " + bytes_text(plan.bytes_needed) +
+                           " of " + (b.on_host ? "host" : "device") + " memory; " +
+                           bytes_text(available) + " are available");
     }
     plans.push_back(plan);
   }
   return plans;
 }
 
+namespace {
+
+/// A failure inside a problem's setup or run, worded like the plan's refusal: which problem, why,
+/// and for a failed allocation the memory the plan counted on. Kokkos reports a failed allocation
+/// as std::bad_alloc or (3.x) std::runtime_error, with a traceback note after the first line.
+RuntimeFailure run_failure(const Plan& plan, const std::string& backend, const std::exception& e) {
+  const std::string what = e.what();
+  const std::string why = what.substr(0, what.find('\n'));
+  std::string text = plan.problem->origin.where() + ": " + why;
+  if (dynamic_cast<const std::bad_alloc*>(&e) || why.find("allocat") != std::string::npos) {
+    text += "; the problem needs about " + bytes_text(plan.bytes_needed) + " of " +
+            describe_backend(backend).memory_kind + " and " +
+            bytes_text(memory_available(backend)) +
+            " are available (a limit tilemm cannot see, such as ulimit -d, may be lower)";
+  }
+  return RuntimeFailure(text);
+}
+
+}  // namespace
+
 std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
   const BackendOps& b = backend(name);
   try {
     return b.prepare(plan);
-  } catch (const std::bad_alloc&) {
-    throw RuntimeFailure(plan.problem->origin.where() + ": out of memory (needs about " +
-                         std::to_string(plan.bytes_needed) + " bytes; " +
-                         std::to_string(memory_available(name)) + " available now)");
+  } catch (const InputError&) {
+    throw;  // a matrix file changed since the spec was read: its message names it
+  } catch (const RuntimeFailure&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw run_failure(plan, name, e);
   }
 }
 
@@ -150,22 +176,26 @@ bool run(const Plan& plan, const std::string& name,
     res.tolerance = tolerance(p.precision, p.k);
 
     if (stopped()) return false;
-    session->run(r);
-    const double first_error = session->error();
-    for (int w = 0; w < p.warmup && !stopped(); ++w) session->run(r);
-    std::vector<double> samples;
-    for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
-    if (stopped()) return false;
-    // A race shows as an error that moves between runs: check the last timed run as well.
-    res.error = std::max(first_error, session->error());
+    try {
+      session->run(r);
+      const double first_error = session->error();
+      for (int w = 0; w < p.warmup && !stopped(); ++w) session->run(r);
+      std::vector<double> samples;
+      for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
+      if (stopped()) return false;
+      // A race shows as an error that moves between runs: check the last timed run as well.
+      res.error = std::max(first_error, session->error());
+      res.time = TimeStats::of(samples);
+      if (!p.c_out.empty()) {
+        res.c_out = expand_path_template(p.c_out, p, p.runs[r], name);
+        session->write_c(res.c_out);
+      }
+    } catch (const std::exception& e) {
+      throw run_failure(plan, name, e);
+    }
     res.passed = res.error <= res.tolerance;
-    res.time = TimeStats::of(samples);
     res.gflops = flops / res.time.median * 1e-9;
     res.gflops_best = flops / res.time.min * 1e-9;
-    if (!p.c_out.empty()) {
-      res.c_out = expand_path_template(p.c_out, p, p.runs[r], name);
-      session->write_c(res.c_out);
-    }
     on_result(res);
   }
   return true;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -34,6 +35,11 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"problems", "defaults", "description"};
 constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max();
+// Results (kernel runs) one spec file may expand to. A sweep is a product of lists, so a few short
+// lines can ask for billions of results: the file is refused before they are built, rather than
+// filling the memory (tests/fuzz/corpus/spec/regression-sweep-explosion.yaml). Each result costs
+// several kernel runs, so a real study this large is split over several files.
+constexpr std::int64_t kMaxResults = 100000;
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -243,6 +249,12 @@ class ProblemReader {
     }
     src.rows = header.shape[0];
     src.cols = header.shape[1];
+    // numpy writes empty arrays; extents are at least 1 here as when the spec gives them.
+    if (src.rows == 0 || src.cols == 0) {
+      error(node, key,
+            "'" + src.path + "' holds a " + std::to_string(src.rows) + " x " +
+                std::to_string(src.cols) + " array; a matrix needs at least 1 row and 1 column");
+    }
     src.fortran_order = header.fortran_order;
     src.data_offset = header.data_offset;
     dtypes_[key] = header.descr;
@@ -289,6 +301,8 @@ std::map<std::string, std::vector<Tiling>> read_tiles(const ProblemReader& r,
       }
       std::vector<Tiling>& list = tiles[kernel];
       if (entry.second.IsSequence()) {
+        // An empty list would leave the kernel without a run, silently.
+        if (entry.second.size() == 0) r.error(entry.second, "tile", "the list is empty");
         for (const auto& item : entry.second) list.push_back(parse(item, "tile"));
       } else {
         list.push_back(parse(entry.second, "tile"));
@@ -315,8 +329,25 @@ std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
   return t == Trans::N ? std::make_pair(s.rows, s.cols) : std::make_pair(s.cols, s.rows);
 }
 
+/// a + b, or kMaxResults + 1 when that is larger (no overflow whatever the inputs).
+std::int64_t capped_sum(std::int64_t a, std::int64_t b) {
+  return std::min(a + b, kMaxResults + 1);  // a, b <= kMaxResults + 1: the sum cannot overflow
+}
+
+/// The product, or kMaxResults + 1 when that is larger.
+std::int64_t capped_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 1;
+  for (const std::int64_t f : factors) {
+    if (f == 0) return 0;
+    product = product > (kMaxResults + 1) / f ? kMaxResults + 1 : product * f;
+  }
+  return std::min(product, kMaxResults + 1);
+}
+
+/// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to.
 std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
-                                  const YAML::Node& defaults, int index) {
+                                  const YAML::Node& defaults, int index,
+                                  std::int64_t& results_left) {
   ProblemReader r(file, node, defaults, index);
   if (!node.IsMap()) {
     r.error(node, "", "must be a mapping of keys (name, m, n, k, ...), got " + describe(node));
@@ -417,6 +448,32 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   }
   const auto tiles = read_tiles(r, kernels);
   const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
+
+  // Count the results before building any: the runs of one problem times the sweep.
+  std::int64_t runs = 0;
+  for (const auto& kernel : kernels) {
+    const auto it = tiles.find(kernel);
+    const std::int64_t tile_count =
+        kernel_is_tiled(kernel) && it != tiles.end() ? std::int64_t(it->second.size()) : 1;
+    runs = capped_sum(runs, kernel_is_tiled(kernel)
+                                ? capped_product({tile_count, std::int64_t(team_sizes.size())})
+                                : 1);
+  }
+  const std::int64_t results = capped_product(
+      {runs, std::int64_t(ms.size()), std::int64_t(ns.size()), std::int64_t(ks.size()),
+       std::int64_t(precisions.size()), std::int64_t(layouts.size())});
+  if (results > results_left) {
+    const std::string most = std::to_string(kMaxResults);
+    r.error(node, "",
+            "expands to " +
+                (results > kMaxResults ? "more than " + most + " results"
+                 : results == 1        ? std::string("1 result")
+                                       : std::to_string(results) + " results") +
+                " (kernel runs times every combination of the listed values); a spec "
+                "file may expand to at most " +
+                most + " results in all: split the sweep over several files");
+  }
+  results_left -= results;
 
   for (const auto& kernel : kernels) {
     const auto it = tiles.find(kernel);
@@ -533,8 +590,9 @@ std::vector<Problem> load_spec(const std::string& path) {
   }
 
   std::vector<Problem> out;
+  std::int64_t results_left = kMaxResults;
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    auto expanded = read_problem(path, problems[i], defaults, static_cast<int>(i));
+    auto expanded = read_problem(path, problems[i], defaults, static_cast<int>(i), results_left);
     out.insert(out.end(), expanded.begin(), expanded.end());
   }
   return out;

@@ -19,6 +19,9 @@ std::string to_string(Trans t) {
 std::optional<Tiling> Tiling::parse(const std::string& text) {
   static const std::regex square(R"(\s*(\d{1,4})\s*)");
   static const std::regex full(R"(\s*(\d{1,4})x(\d{1,4})x(\d{1,4})(?:/(\d{1,3})x(\d{1,3}))?\s*)");
+  // A tile is at most "9999x9999x9999/999x999"; std::regex recurses once per character and
+  // overflows the stack on long input (tests/fuzz/corpus/spec/regression-tile-long-text.yaml).
+  if (text.size() > 64) return std::nullopt;
   std::smatch match;
   Tiling t;
   if (std::regex_match(text, match, square)) {

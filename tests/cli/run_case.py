@@ -4,17 +4,23 @@ and the JSON and CSV result files (schema, rows, context).
 
   run_case.py --exit 2 --stderr-has "key 'm'" -- tilemm spec.yaml
   run_case.py --exit 0 --results out.json out.csv --rows 6 -- tilemm spec.yaml --json out.json ...
+  run_case.py --exit 3 --limit-as 1073741824 --stderr-regex "; \d{1,9} bytes" -- tilemm big.yaml
 """
 import argparse
 import csv
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
 
 CONTRACT = ["name", "kernel", "backend", "m", "n", "k", "precision", "layout", "trans_a",
             "trans_b", "alpha", "beta", "tile", "time_min_s", "time_median_s", "time_max_s",
             "gflops", "error", "verdict"]
+# Exit statuses that only a crash gives: abort, segmentation fault, and the status the sanitizer
+# test preset (CMakePresets.json, "asan") gives a sanitizer report.
+CRASHES = {134: "abort", 139: "segmentation fault", 86: "a sanitizer report"}
 CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version",
            "kokkos_backends", "backend", "concurrency", "device", "compiler", "environment",
            "utc_time", "hostname", "inputs"]
@@ -25,13 +31,16 @@ def fail(message):
     sys.exit(1)
 
 
-def check_results(json_path, csv_path, rows, verdict, backend, concurrency):
+def check_results(json_path, csv_path, rows, verdict, backend, concurrency, status="complete"):
+    """Checks both result files and returns the JSON document."""
     with open(json_path) as f:
         doc = json.load(f)
     if doc.get("schema") != "tilemm.results/1":
         fail("schema is %r" % doc.get("schema"))
-    if doc.get("status") != "complete":
-        fail("status is %r" % doc.get("status"))
+    matches = doc.get("status", "").startswith(status) if status.endswith(":") else \
+        doc.get("status") == status
+    if not matches:
+        fail("status is %r, expected %r" % (doc.get("status"), status))
     context = doc["context"]
     for key in CONTEXT:
         if key not in context:
@@ -70,12 +79,29 @@ def check_results(json_path, csv_path, rows, verdict, backend, concurrency):
         for c, j in zip(table, results):
             if c["kernel"] != j["kernel"] or int(c["m"]) != j["m"] or c["verdict"] != j["verdict"]:
                 fail("CSV row %r differs from JSON row %r" % (c, j))
+    return doc
+
+
+def limits(address_space, data):
+    """A preexec_fn that sets the child's RLIMIT_AS and RLIMIT_DATA (ulimit -v, ulimit -d)."""
+    if not address_space and not data:
+        return None
+
+    def apply():
+        if address_space:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        if data:
+            resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+    return apply
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--exit", type=int, required=True, help="expected exit status")
     parser.add_argument("--stderr-has", action="append", default=[])
+    parser.add_argument("--stderr-lacks", action="append", default=[])
+    parser.add_argument("--stderr-regex", action="append", default=[],
+                        help="a Python regular expression that must match somewhere in stderr")
     parser.add_argument("--stdout-has", action="append", default=[])
     parser.add_argument("--stdout-empty", action="store_true",
                         help="nothing may be printed on stdout (no result computed)")
@@ -86,6 +112,13 @@ def main():
     parser.add_argument("--verdict")
     parser.add_argument("--backend")
     parser.add_argument("--concurrency", type=int)
+    parser.add_argument("--status", default="complete",
+                        help="expected status of the result files; one that ends in ':' is a "
+                             "prefix (\"failed:\" matches \"failed: <why>\")")
+    parser.add_argument("--limit-as", type=int, metavar="BYTES",
+                        help="run under this address-space limit (ulimit -v)")
+    parser.add_argument("--limit-data", type=int, metavar="BYTES",
+                        help="run under this data-segment limit (ulimit -d)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -93,15 +126,25 @@ def main():
     for path in args.absent + (list(args.results) if args.results else []):
         if os.path.exists(path):
             os.remove(path)
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                         preexec_fn=limits(args.limit_as, args.limit_data))
     print("$ " + " ".join(command))
     print("exit status:", run.returncode)
     print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr)
+    if run.returncode != args.exit and (run.returncode < 0 or run.returncode in CRASHES):
+        fail("tilemm crashed (status %d: %s), expected exit status %d"
+             % (run.returncode, CRASHES.get(run.returncode, "killed by a signal"), args.exit))
     if run.returncode != args.exit:
         fail("exit status %d, expected %d" % (run.returncode, args.exit))
     for text in args.stderr_has:
         if text not in run.stderr:
             fail("stderr lacks %r" % text)
+    for text in args.stderr_lacks:
+        if text in run.stderr:
+            fail("stderr has %r" % text)
+    for pattern in args.stderr_regex:
+        if not re.search(pattern, run.stderr):
+            fail("stderr does not match %r" % pattern)
     for text in args.stdout_has:
         if text not in run.stdout:
             fail("stdout lacks %r" % text)
@@ -112,7 +155,7 @@ def main():
             fail("%s exists" % path)
     if args.results:
         check_results(args.results[0], args.results[1], args.rows, args.verdict, args.backend,
-                      args.concurrency)
+                      args.concurrency, args.status)
     print("ok")
 
 

@@ -234,7 +234,7 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
       kernel == "tiled"
           ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
           : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
-                                     "4x4x2/4x4", "4x8x2/4x4"};  // the last two: resident
+                                     "4x4x2/4x4",    "4x8x2/4x4"};  // the last two: resident
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
     ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";

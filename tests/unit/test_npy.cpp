@@ -150,5 +150,63 @@ TEST(Npy, TruncatedDataIsRefusedWithSizes) {
   }
 }
 
+// Regression (tests/fuzz/corpus/npy/regression-shape-bytes-wrap.npy): a float64 shape whose byte
+// count passes 2^64 wrapped round to 64 bytes, so a 64-byte file passed the size check and
+// read_data then asked for 2^61 doubles.
+TEST(Npy, ShapeWhoseByteCountPasses64BitsIsRefused) {
+  const std::string lying =
+      npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2147352580, 1073807362), }", 64);
+  const std::string why = refusal(lying);
+  EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  EXPECT_NE(why.find("more than 2^64 bytes"), std::string::npos) << why;
+  // The largest float32 array the format allows does not wrap: its real size is named.
+  const std::string big = refusal(npy_file(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647, 2147483647), }", 16));
+  EXPECT_NE(big.find("promises 18446744056529682436 bytes"), std::string::npos) << big;
+}
+
+TEST(Npy, ReadDataChecksTheFileAgainBeforeAllocating) {
+  TempDir dir;
+  const std::vector<double> d(100, 1.0);
+  npy::write(dir.path("t.npy"), d.data(), 10, 10, false);
+  const npy::Header h = npy::read_header(dir.path("t.npy"));
+  // The file shrinks after its header was read (a job rewriting it): refused, nothing read.
+  dir.write("t.npy", read_all(dir.path("t.npy")).substr(0, h.data_offset + 80));
+  EXPECT_THROW(npy::read_data(dir.path("t.npy"), h), std::invalid_argument);
+  // A header that claims far more than the file holds never reaches the allocation.
+  npy::Header huge = h;
+  huge.shape = {2147483647, 2147483647};
+  EXPECT_THROW(npy::read_data(dir.path("t.npy"), huge), std::invalid_argument);
+  huge.shape = {2, 2, 2};
+  EXPECT_THROW(npy::read_data(dir.path("t.npy"), huge), std::invalid_argument);
+}
+
+TEST(Npy, CountRefusesAShapeThatOverflows) {
+  npy::Header h;
+  h.shape = {2147483647, 2147483647, 2147483647};
+  EXPECT_THROW(h.count(), std::invalid_argument);
+  h.shape = {3, 4};
+  EXPECT_EQ(h.count(), 12);
+}
+
+// Regression (tests/fuzz/corpus/spec/regression-matrix-is-a-folder.yaml): a folder, a device or a
+// pipe named as a matrix is refused by name before anything is read from it; a pipe could block.
+TEST(Npy, RefusesWhatIsNotARegularFile) {
+  TempDir dir;
+  try {
+    npy::read_header(dir.path(""));
+    FAIL() << "folder accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a folder"), std::string::npos) << e.what();
+  }
+  try {
+    npy::read_header("/dev/null");
+    FAIL() << "device accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(npy::read_header(dir.path("missing.npy")), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace tilemm::test

@@ -237,5 +237,76 @@ TEST(Spec, OutputPathTemplates) {
   EXPECT_EQ(problems[0].c_out, dir.path("out/{name}_{kernel}_{m}.npy"));
 }
 
+/// "[1, 2, ..., count]"
+std::string one_to(int count) {
+  std::string list = "[";
+  for (int i = 1; i <= count; ++i) list += (i > 1 ? ", " : "") + std::to_string(i);
+  return list + "]";
+}
+
+// Regression (tests/fuzz/corpus/spec/regression-sweep-explosion.yaml): three lists of a few hundred
+// values made a sweep of billions of problems, built in memory before anything was checked.
+TEST(Spec, RefusesASweepPastTheResultLimit) {
+  expect_error(kHead + "    m: " + one_to(199) + "\n    n: " + one_to(199) +
+                   "\n    k: " + one_to(199) + "\n",
+               {"problem 'p'", "more than 100000 results", "split the sweep"});
+  // Kernel runs count: 2 tiles x 3 team sizes x 2 tiled kernels + 2 others = 14 per problem, so
+  // 100 x 71 problems (99400 results) load and 100 x 72 (100800) do not.
+  const std::string runs = "    k: 1\n    tile: [8, 16]\n    team_size: [1, 2, 3]\n";
+  TempDir dir;
+  const auto loaded =
+      load(dir, kHead + "    m: " + one_to(100) + "\n    n: " + one_to(71) + "\n" + runs);
+  ASSERT_EQ(loaded.size(), 7100u);
+  EXPECT_EQ(loaded[0].runs.size(), 14u);
+  expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(72) + "\n" + runs,
+               {"more than 100000 results"});
+  // The limit is per file: exactly 100000 results load; one more problem is refused.
+  const std::string full = "problems:\n  - {name: full, kernels: naive, m: " + one_to(100) +
+                           ", n: " + one_to(100) + ", k: " + one_to(10) + "}\n";
+  EXPECT_EQ(load(dir, full).size(), 100000u);
+  expect_error(full + "  - {name: one-more, kernels: naive, m: 1, n: 1, k: 1}\n",
+               {"problem 'one-more' (#2)", "expands to 1 result (kernel runs"});
+}
+
+// Regression (tests/fuzz/corpus/spec/regression-tile-map-empty-list.yaml): an empty tile list in
+// the per-kernel mapping left the kernel with no run at all, silently.
+TEST(Spec, RefusesAnEmptyTileListPerKernel) {
+  expect_error(kHead + "    m: 4\n    n: 4\n    k: 4\n    tile: {tiled: []}\n",
+               {"key 'tile'", "the list is empty"});
+}
+
+// Regression (tests/fuzz/corpus/spec/regression-tile-long-text.yaml): the tile parser's std::regex
+// recursed once per character and overflowed the stack on a long tile text.
+TEST(Spec, RefusesALongTileTextWithoutParsingIt) {
+  expect_error(
+      kHead + "    m: 4\n    n: 4\n    k: 4\n    tile: \"" + std::string(100000, ' ') + "8\"\n",
+      {"key 'tile'", "is not a tile"});
+}
+
+// Regression (tests/fuzz/corpus/spec/regression-matrix-zero-rows.yaml): a .npy file of 0 rows gave
+// a problem with m = 0, which a spec's own `m: 0` cannot.
+TEST(Spec, RefusesAnEmptyMatrixFile) {
+  TempDir dir;
+  npy::write(dir.path("empty.npy"), static_cast<const double*>(nullptr), 0, 3, false);
+  try {
+    load(dir, kHead + "    a: empty.npy\n    n: 2\n");
+    FAIL() << "empty matrix accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'a'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0 x 3 array"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Spec, RefusesAFolderAsAMatrix) {
+  TempDir dir;
+  try {
+    load(dir, kHead + "    a: .\n    n: 2\n");
+    FAIL() << "folder accepted as a matrix";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'a'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("it is a folder"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tilemm::test

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Signals a running tilemm and checks what a batch job is left with: the exit status, and result
+files that are whole, hold every result finished before the signal, and say how the run ended.
+
+  interrupt.py --signal TERM --after-results 1 --exit 143 --status interrupted \\
+      --results r.json r.csv -- tilemm long_sweep.yaml --json r.json --csv r.csv
+  interrupt.py --signal INT --twice --after-progress 1.5 --exit -2 --status running ...
+
+--after-results N waits until the JSON file holds N results; --after-progress S waits S seconds
+after the first progress line ("[1/"), which lands the signal inside a problem's setup or kernel
+run. While it waits, the JSON file is read again and again: a file that does not parse then is a
+torn write, which the atomic rewrite must rule out. With --twice the second signal follows
+tilemm's note that it heard the first, so that the two are never merged into one. When tilemm is
+killed (SIGKILL, or a second signal) the CSV may lack the one result the JSON got just before.
+"""
+import argparse
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HEARD = "tilemm: signal received: stopping after the current kernel run"
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from run_case import check_results, fail  # noqa: E402
+
+
+def rows_in(json_path):
+    """Result rows in the JSON file so far; -1 when it does not exist yet."""
+    try:
+        with open(json_path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return -1
+    try:
+        return len(json.loads(text)["results"])
+    except (ValueError, KeyError) as e:
+        fail("%s is not a whole result file while tilemm runs (%s):\n%s" % (json_path, e, text))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--signal", required=True, choices=["INT", "TERM", "KILL"])
+    parser.add_argument("--twice", action="store_true",
+                        help="send the signal again once tilemm says it heard the first")
+    when = parser.add_mutually_exclusive_group(required=True)
+    when.add_argument("--after-results", type=int, metavar="N")
+    when.add_argument("--after-progress", type=float, metavar="SECONDS")
+    parser.add_argument("--exit", type=int, required=True,
+                        help="expected exit status (negative: killed by that signal)")
+    parser.add_argument("--status", required=True, help="expected status in the result files")
+    parser.add_argument("--results", nargs=2, metavar=("JSON", "CSV"), required=True)
+    parser.add_argument("--within", type=float, default=120,
+                        help="seconds tilemm may take to exit after the (last) signal")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    json_path, csv_path = args.results
+    signum = getattr(signal, "SIG" + args.signal)
+    clean_stop = args.signal != "KILL" and not args.twice
+
+    for path in args.results:
+        if os.path.exists(path):
+            os.remove(path)
+    out = tempfile.TemporaryFile("w+")
+    err = tempfile.TemporaryFile("w+")
+    print("$ " + " ".join(command))
+    proc = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+    start = time.monotonic()
+
+    def stderr_text():
+        err.seek(0)
+        return err.read()
+
+    def wait_for(condition, what):
+        while not condition():
+            if proc.poll() is not None:
+                fail("tilemm exited (status %d) before %s:\n%s"
+                     % (proc.returncode, what, stderr_text()))
+            if time.monotonic() - start > 300:
+                proc.kill()
+                fail("no %s within 300 s" % what)
+            time.sleep(0.01)
+
+    if args.after_results is not None:
+        wait_for(lambda: rows_in(json_path) >= args.after_results,
+                 "%d result(s) in %s" % (args.after_results, json_path))
+    else:
+        wait_for(lambda: "[1/" in stderr_text(), "the first progress line")
+        time.sleep(args.after_progress)
+    rows_before = max(rows_in(json_path), 0)
+    proc.send_signal(signum)
+    signalled = time.monotonic()
+    print("SIG%s sent %.2f s after start, with %d result(s) in %s"
+          % (args.signal, signalled - start, rows_before, json_path))
+    if args.twice:
+        wait_for(lambda: HEARD in stderr_text(), "the note that the signal was heard")
+        proc.send_signal(signum)
+        signalled = time.monotonic()
+        print("SIG%s sent again" % args.signal)
+    try:
+        proc.wait(timeout=args.within)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        fail("tilemm still ran %.0f s after the signal" % args.within)
+    print("exit status %d, %.2f s after the signal"
+          % (proc.returncode, time.monotonic() - signalled))
+    out.seek(0)
+    err.seek(0)
+    stdout, stderr = out.read(), err.read()
+    print("--- stdout\n" + stdout + "--- stderr\n" + stderr)
+
+    if proc.returncode != args.exit:
+        fail("exit status %d, expected %d" % (proc.returncode, args.exit))
+    if args.signal != "KILL" and HEARD not in stderr:
+        fail("stderr does not say at once that the signal was heard")
+    if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
+        fail("stderr does not say which signal stopped the run")
+    # The two files are rewritten one after the other, each atomically: a process killed between the
+    # two writes leaves a CSV without the result the JSON just got. A clean stop leaves them equal.
+    doc = check_results(json_path, csv_path if clean_stop else None, None, "pass", None, None,
+                        args.status)
+    rows = len(doc["results"])
+    if not clean_stop:
+        with open(csv_path, newline="") as f:
+            table = list(csv.DictReader(f))
+        if len(table) not in (rows, rows - 1):
+            fail("CSV has %d rows, JSON %d: more than the one result being written apart"
+                 % (len(table), rows))
+        for c, j in zip(table, doc["results"]):
+            if c["kernel"] != j["kernel"] or int(c["m"]) != j["m"] or int(c["n"]) != j["n"]:
+                fail("CSV row %r differs from JSON row %r" % (c, j))
+        print("CSV: %d row(s), JSON: %d" % (len(table), rows))
+    if rows < rows_before:
+        fail("%d result(s) in %s after the signal, %d before: results were lost"
+             % (rows, json_path, rows_before))
+    if clean_stop:
+        table_rows = len([line for line in stdout.splitlines()[1:] if line.strip()])
+        if table_rows != rows:
+            fail("the table printed %d result(s), the files hold %d" % (table_rows, rows))
+        for path in args.results:
+            folder = os.path.dirname(os.path.abspath(path))
+            prefix = "." + os.path.basename(path) + ".tmp."  # atomic_file.cpp's temporary name
+            temporary = [n for n in os.listdir(folder) if n.startswith(prefix)]
+            if temporary:
+                fail("temporary files left behind: %r" % temporary)
+    print("ok: %d result(s) kept, status %r" % (rows, doc["status"]))
+
+
+if __name__ == "__main__":
+    main()
