@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -220,9 +221,10 @@ int run_benchmarks(int argc, char** argv) {
         state.SetLabel(tile);
         if (!(error <= tolerance)) {  // NaN fails too
           all_passed = false;
-          state.SkipWithError(("validation failed: error " + std::to_string(error) +
-                               " > tolerance " + std::to_string(tolerance))
-                                  .c_str());
+          char message[96];  // %g: errors and tolerances are near 1e-7 or 1e-16
+          std::snprintf(message, sizeof message, "validation failed: error %g > tolerance %g",
+                        error, tolerance);
+          state.SkipWithError(message);
         }
       };
       benchmark::RegisterBenchmark(benchmark_name(p, p.runs[r].kernel, backend).c_str(), body)
@@ -239,13 +241,5 @@ int run_benchmarks(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run_benchmarks(argc, argv);
-  } catch (const tilemm::InputError& e) {
-    std::cerr << "tilemm-bench: error: " << e.what() << "\n";
-    return tilemm::kExitInputError;
-  } catch (const std::exception& e) {
-    std::cerr << "tilemm-bench: runtime failure: " << e.what() << "\n";
-    return tilemm::kExitRuntimeError;
-  }
+  return tilemm::exit_status_of("tilemm-bench", [&] { return run_benchmarks(argc, argv); });
 }

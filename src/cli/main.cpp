@@ -191,16 +191,5 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run_cli(argc, argv);
-  } catch (const tilemm::InputError& e) {
-    std::cerr << "tilemm: error: " << e.what() << "\n";
-    return tilemm::kExitInputError;
-  } catch (const tilemm::RuntimeFailure& e) {
-    std::cerr << "tilemm: runtime failure: " << e.what() << "\n";
-    return tilemm::kExitRuntimeError;
-  } catch (const std::exception& e) {
-    std::cerr << "tilemm: runtime failure: " << e.what() << "\n";
-    return tilemm::kExitRuntimeError;
-  }
+  return tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
 }

@@ -1,6 +1,7 @@
 // Failures and the exit status each one maps to (the CLI's contract with batch scripts).
 #pragma once
 
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -36,5 +37,20 @@ class LaunchError : public std::invalid_argument {
  private:
   std::string key_;
 };
+
+/// Runs a program's body and turns what escapes it into the exit-status contract, the message on
+/// stderr: InputError is a usage or input error, anything else a runtime failure.
+template <class Body>
+int exit_status_of(const char* program, Body&& body) {
+  try {
+    return body();
+  } catch (const InputError& e) {
+    std::cerr << program << ": error: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": runtime failure: " << e.what() << "\n";
+    return kExitRuntimeError;
+  }
+}
 
 }  // namespace tilemm
