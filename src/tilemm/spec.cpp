@@ -329,11 +329,6 @@ std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
   return t == Trans::N ? std::make_pair(s.rows, s.cols) : std::make_pair(s.cols, s.rows);
 }
 
-/// a + b, or kMaxResults + 1 when that is larger (no overflow whatever the inputs).
-std::int64_t capped_sum(std::int64_t a, std::int64_t b) {
-  return std::min(a + b, kMaxResults + 1);  // a, b <= kMaxResults + 1: the sum cannot overflow
-}
-
 /// The product, or kMaxResults + 1 when that is larger.
 std::int64_t capped_product(std::initializer_list<std::int64_t> factors) {
   std::int64_t product = 1;
@@ -449,20 +444,9 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   const auto tiles = read_tiles(r, kernels);
   const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
 
-  // Count the results before building any: the runs of one problem times the sweep.
-  std::int64_t runs = 0;
-  for (const auto& kernel : kernels) {
-    const auto it = tiles.find(kernel);
-    const std::int64_t tile_count =
-        kernel_is_tiled(kernel) && it != tiles.end() ? std::int64_t(it->second.size()) : 1;
-    runs = capped_sum(runs, kernel_is_tiled(kernel)
-                                ? capped_product({tile_count, std::int64_t(team_sizes.size())})
-                                : 1);
-  }
-  const std::int64_t results = capped_product(
-      {runs, std::int64_t(ms.size()), std::int64_t(ns.size()), std::int64_t(ks.size()),
-       std::int64_t(precisions.size()), std::int64_t(layouts.size())});
-  if (results > results_left) {
+  // The runs of one problem, then the results they make over the sweep, both counted before any
+  // problem is built: a few short lists can ask for billions of either.
+  const auto too_many = [&](std::int64_t results) {
     const std::string most = std::to_string(kMaxResults);
     r.error(node, "",
             "expands to " +
@@ -472,9 +456,7 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
                 " (kernel runs times every combination of the listed values); a spec "
                 "file may expand to at most " +
                 most + " results in all: split the sweep over several files");
-  }
-  results_left -= results;
-
+  };
   for (const auto& kernel : kernels) {
     const auto it = tiles.find(kernel);
     if (!kernel_is_tiled(kernel)) {
@@ -487,10 +469,16 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
             : std::vector<std::optional<Tiling>>(it->second.begin(), it->second.end());
     for (const auto& tile : kernel_tiles) {
       for (const auto team_size : team_sizes) {
+        if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
         base.runs.push_back({kernel, {tile, static_cast<int>(team_size)}});
       }
     }
   }
+  const std::int64_t results = capped_product(
+      {std::int64_t(base.runs.size()), std::int64_t(ms.size()), std::int64_t(ns.size()),
+       std::int64_t(ks.size()), std::int64_t(precisions.size()), std::int64_t(layouts.size())});
+  if (results > results_left) too_many(results);
+  results_left -= results;
 
   // Every .npy must hold the problem's precision: a file is never converted silently.
   for (const char* key : {"a", "b", "c"}) {
