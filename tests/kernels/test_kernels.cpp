@@ -266,6 +266,32 @@ INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
                          ::testing::Combine(::testing::Values("tiled", "register-tiled"),
                                             ::testing::Values(Layout::Right, Layout::Left)));
 
+// The tiles a GPU build compiles with fixed extents (register_tiled.hpp, with_fixed_tile), with the
+// backend's team size: on a GPU the resident schedule with 16-byte loads where a panel lies inside
+// the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68: interior, edge and
+// partial-K panels), scalar loads otherwise (257 x 130 x 33).
+TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
+  for (const char* tile : {"128x128x16/8x8", "128x128x8/8x8", "128x64x8/8x8", "64x64x8/8x8",
+                           "64x64x16/4x4", "32x32x8/4x4"}) {
+    for (const Shape shape : {Shape{260, 132, 68}, Shape{257, 130, 33}}) {
+      for (const Layout layout : {Layout::Right, Layout::Left}) {
+        for (int op = 0; op < 4; ++op) {
+          for (const Precision precision : {Precision::Float, Precision::Double}) {
+            check_case({"register-tiled",
+                        shape,
+                        layout,
+                        op & 1 ? Trans::T : Trans::N,
+                        op & 2 ? Trans::T : Trans::N,
+                        precision,
+                        {1.5, -0.5},
+                        {Tiling::parse(tile), 0}});
+          }
+        }
+      }
+    }
+  }
+}
+
 // With two or more threads, OpenMP must give the team kernels teams of two threads: otherwise the
 // team tests above would never have run a barrier between threads.
 TEST(TeamKernelLimits, TeamsAboveOneWhenThreadsAllow) {
@@ -302,9 +328,10 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
 
 // A race shows as results that differ between runs of the same inputs.
 template <class ExecSpace>
-void repeatable_on(const std::string& kernel, const Tiling& tile, int team) {
-  Case c{kernel,   {100, 37, 129},    Layout::Right, Trans::N,
-         Trans::T, Precision::Double, {1.0, 0.0},    {tile, team}};
+void repeatable_on(const std::string& kernel, const Tiling& tile, int team,
+                   Shape shape = {100, 37, 129}) {
+  Case c{kernel,     shape,       Layout::Right, Trans::N, Trans::T, Precision::Double,
+         {1.0, 0.0}, {tile, team}};
   std::vector<long double> a, b, c0;
   const auto first = run_kernel<ExecSpace, double, Kokkos::LayoutRight>(c, a, b, c0);
   for (int i = 0; i < 3; ++i) {
@@ -322,6 +349,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
     repeatable_on<TestSpace>(kernel, tile, team);
   }
   repeatable_on<TestSpace>("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
+  repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 68});
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The operands of C = alpha * op(A) * op(B) + beta * C, as every kernel sees them.
 #pragma once
 
+#include <cstdint>
+
 #include <Kokkos_Core.hpp>
 
 namespace tilemm::kernels {
@@ -22,9 +24,21 @@ struct OpView {
   KOKKOS_INLINE_FUNCTION int cols() const {
     return static_cast<int>(transposed ? x.extent(0) : x.extent(1));
   }
+  /// The address of op(X)(row, col).
+  KOKKOS_INLINE_FUNCTION const value_type* pointer(int row, int col) const {
+    return transposed ? &x(col, row) : &x(row, col);
+  }
   /// True when op(X)(row, col) and op(X)(row, col + 1) are neighbours in memory.
   KOKKOS_INLINE_FUNCTION bool contiguous_along_cols() const {
     return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value != transposed;
+  }
+  /// True when every run of `width` neighbours that starts at a multiple of `width` along the
+  /// contiguous dimension is aligned to `width` scalars, so that one wide load reads it (host).
+  bool runs_aligned(int width) const {
+    const bool right = std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value;
+    const std::size_t leading = right ? x.stride(0) : x.stride(1);
+    const auto address = reinterpret_cast<std::uintptr_t>(x.data());
+    return leading % width == 0 && address % (width * sizeof(value_type)) == 0;
   }
 };
 

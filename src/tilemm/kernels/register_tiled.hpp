@@ -47,23 +47,60 @@ struct alignas(4 * sizeof(Scalar)) Quad {
   Scalar v[4];
 };
 
-template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident>
+/// A team tile BM x BN x BK fixed at compile time, or (all zero) taken from the launch. Fixed, the
+/// K block's loop unrolls with constant scratch offsets and each thread's share of a panel is
+/// found without divisions: the backend's default tiles are compiled so.
+template <int BM, int BN, int BK>
+struct TileShape {
+  static constexpr int bm = BM, bn = BN, bk = BK;
+  static constexpr bool fixed = BM > 0;
+};
+using RuntimeShape = TileShape<0, 0, 0>;
+
+template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
+          class Shape = RuntimeShape>
 struct RegisterTiledGemm {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+
+  /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
+  /// for two teams a multiprocessor (65536 registers) when the accumulators take at most half of
+  /// that budget, so that one team multiplies while the other waits at its barrier.
+  static constexpr int kTeam = Shape::fixed ? (Shape::bm / TM) * (Shape::bn / TN) : 0;
+  static constexpr int kAccRegisters = TM * TN * int(sizeof(Scalar) / 4);
+  static constexpr int kMinTeams = kTeam && 2 * kAccRegisters <= 65536 / (2 * kTeam) ? 2 : 1;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeam, kTeam ? kMinTeams : 0>>;
   using Member = typename Policy::member_type;
 
-  static constexpr int kPad = 4;     // scalars added to each scratch row: no bank conflicts on the
-                                     // transposed store, and rows stay 4-aligned for Quad reads
+  static constexpr int kPad = 4;     // scalars added to each scratch row: fewer bank conflicts on
+                                     // the transposed store, and rows stay 4-aligned for Quad reads
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static constexpr int kStage = 8;   // resident: most elements of a panel one thread stages
+  // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
+  // a time, so that each value of A can go from memory into the instruction that broadcasts it.
+  static constexpr bool kQuadReads = !runs_on_cpu<ExecSpace>();
 
   Operands g;
-  int BM = 0, BN = 0, BK = 0;
+  int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
   int tiles_m = 1, tiles_n = 1;
-  int level = 0;  // team scratch level
+  int level = 0;                          // team scratch level
+  bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
+
+  KOKKOS_INLINE_FUNCTION int bm() const {
+    if constexpr (Shape::fixed) return Shape::bm;
+    return BM;
+  }
+  KOKKOS_INLINE_FUNCTION int bn() const {
+    if constexpr (Shape::fixed) return Shape::bn;
+    return BN;
+  }
+  KOKKOS_INLINE_FUNCTION int bk() const {
+    if constexpr (Shape::fixed) return Shape::bk;
+    return BK;
+  }
+  /// Resident schedule: a thread per thread tile.
+  KOKKOS_INLINE_FUNCTION int threads() const { return (bm() / TM) * (bn() / TN); }
 
   /// Team scratch: As and Bs twice (resident: double-buffered), or once with Cs (shared), and room
   /// to align the base.
@@ -80,8 +117,15 @@ struct RegisterTiledGemm {
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
     const Tiling& t = cfg.tile;
-    RegisterTiledGemm kernel{
-        g, t.bm, t.bn, t.bk, ceil_div(g.m(), t.bm), ceil_div(g.n(), t.bn), cfg.scratch_level};
+    RegisterTiledGemm kernel{g,
+                             t.bm,
+                             t.bn,
+                             t.bk,
+                             ceil_div(g.m(), t.bm),
+                             ceil_div(g.n(), t.bn),
+                             cfg.scratch_level,
+                             g.a.runs_aligned(4),
+                             g.b.runs_aligned(4)};
     Policy policy(kernel.tiles_m * kernel.tiles_n, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::register_tiled",
@@ -99,84 +143,156 @@ struct RegisterTiledGemm {
     tile_n = in_band / band_rows;
   }
 
-  /// A thread's walk over a rows x cols panel of op(X) in the order of X's memory: elements r,
-  /// r + team_size, r + 2 team_size, ... for thread r, so that neighbouring threads read
-  /// neighbouring addresses. It advances by additions alone: a division per element would cost as
-  /// much as the multiply-adds the element feeds.
-  struct Walk {
-    bool along_cols;
-    int outer, inner, step_outer, step_inner, o, in;
-
-    template <class Op>
-    KOKKOS_INLINE_FUNCTION Walk(const Member& team, const Op& x, int rows, int cols)
-        : along_cols(x.contiguous_along_cols()),
-          outer(along_cols ? rows : cols),
-          inner(along_cols ? cols : rows),
-          step_outer(team.team_size() / inner),
-          step_inner(team.team_size() % inner),
-          o(team.team_rank() / inner),
-          in(team.team_rank() % inner) {}
-    KOKKOS_INLINE_FUNCTION bool more() const { return o < outer; }
-    KOKKOS_INLINE_FUNCTION int row() const { return along_cols ? o : in; }
-    KOKKOS_INLINE_FUNCTION int col() const { return along_cols ? in : o; }
-    KOKKOS_INLINE_FUNCTION void next() {
-      o += step_outer;
-      in += step_inner;
-      if (in >= inner) {
-        in -= inner;
-        ++o;
-      }
-    }
-  };
-
-  /// op(X)(i, j), or zero outside the matrix.
-  template <class Op>
-  KOKKOS_INLINE_FUNCTION static Scalar value(const Op& x, int i, int j) {
-    return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
-  }
-
-  /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], written to scratch at `dst` with rows of
+  /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], copied to scratch at `dst` with rows of
   /// length `ld`, transposed when `transpose` (the A panel, so that a column of it is contiguous).
+  /// It is read as `lines()` lines of `length()` neighbours in X's memory (rows of op(X) when X is
+  /// contiguous along them, its columns otherwise).
   struct Panel {
     Scalar* dst;
     int ld;
     bool transpose;
     int row0, col0, rows, cols;
-    KOKKOS_INLINE_FUNCTION Scalar& at(int r, int c) const {
+    bool along_cols;  // op(X) contiguous along its rows
+
+    KOKKOS_INLINE_FUNCTION int lines() const { return along_cols ? rows : cols; }
+    KOKKOS_INLINE_FUNCTION int length() const { return along_cols ? cols : rows; }
+    KOKKOS_INLINE_FUNCTION int row(int line, int pos) const { return along_cols ? line : pos; }
+    KOKKOS_INLINE_FUNCTION int col(int line, int pos) const { return along_cols ? pos : line; }
+    KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
+      const int r = row(line, pos), c = col(line, pos);
       return dst[transpose ? c * ld + r : r * ld + c];
+    }
+    /// Whether neighbours along a line are neighbours in scratch too.
+    KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return transpose != along_cols; }
+    template <class Op>
+    KOKKOS_INLINE_FUNCTION bool inside(const Op& x) const {
+      return row0 + rows <= x.rows() && col0 + cols <= x.cols();
+    }
+    template <class Op>
+    KOKKOS_INLINE_FUNCTION Scalar value(const Op& x, int line, int pos) const {
+      const int i = row0 + row(line, pos), j = col0 + col(line, pos);
+      return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);  // zero outside the matrix
+    }
+    template <class Op>
+    KOKKOS_INLINE_FUNCTION Quad<Scalar> quad(const Op& x, int line, int pos) const {
+      return *reinterpret_cast<const Quad<Scalar>*>(
+          x.pointer(row0 + row(line, pos), col0 + col(line, pos)));
+    }
+    KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
+      if (dst_along_lines()) {
+        *reinterpret_cast<Quad<Scalar>*>(&at(line, pos)) = q;
+      } else {
+        TILEMM_UNROLL
+        for (int i = 0; i < 4; ++i) at(line, pos + i) = q.v[i];
+      }
     }
   };
 
-  /// The whole team copies the panel, zero outside the matrix (shared schedule).
+  KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
+    return Panel{dst, bm() + kPad, true, row0, k0, bm(), bk(), g.a.contiguous_along_cols()};
+  }
+  KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* dst, int k0, int col0) const {
+    return Panel{dst, bn() + kPad, false, k0, col0, bk(), bn(), g.b.contiguous_along_cols()};
+  }
+
+  /// A thread's walk over the items of a panel (`lines` lines of `per_line` items each, an item
+  /// `width` scalars long) in the order of memory: items r, r + team, r + 2 team, ... for thread
+  /// r, so that neighbouring threads read neighbouring addresses. It advances by additions alone:
+  /// a division per item would cost as much as the multiply-adds the item feeds.
+  struct Walk {
+    int lines, per_line, width, step_lines, step_items, line, item;
+    KOKKOS_INLINE_FUNCTION Walk(int rank, int team, int lines_, int per_line_, int width_)
+        : lines(lines_),
+          per_line(per_line_),
+          width(width_),
+          step_lines(team / per_line_),
+          step_items(team % per_line_),
+          line(rank / per_line_),
+          item(rank % per_line_) {}
+    KOKKOS_INLINE_FUNCTION bool more() const { return line < lines; }
+    KOKKOS_INLINE_FUNCTION int pos() const { return item * width; }
+    KOKKOS_INLINE_FUNCTION void next() {
+      line += step_lines;
+      item += step_items;
+      if (item >= per_line) {
+        item -= per_line;
+        ++line;
+      }
+    }
+  };
+
+  /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
+  /// has at most kStage elements), 4 neighbours a load when the panel lies inside op(X) and its
+  /// runs of 4 are aligned. Returns whether it did so, for deposit().
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool quads_ok, const Panel& p, int rank,
+                                    Scalar (&stage)[kStage]) const {
+    const bool quads = quads_ok && p.length() % 4 == 0 && p.inside(x);
+    if (quads) {
+      Walk w(rank, threads(), p.lines(), p.length() / 4, 4);
+      TILEMM_UNROLL
+      for (int s = 0; s < kStage / 4; ++s, w.next()) {
+        if (w.more()) {
+          const Quad<Scalar> q = p.quad(x, w.line, w.pos());
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
+        }
+      }
+    } else {
+      Walk w(rank, threads(), p.lines(), p.length(), 1);
+      TILEMM_UNROLL
+      for (int s = 0; s < kStage; ++s, w.next()) {
+        if (w.more()) stage[s] = p.value(x, w.line, w.pos());
+      }
+    }
+    return quads;
+  }
+
+  /// ... and from registers to scratch, by the same walk. (Walks made once before the K loop
+  /// would save their construction, but then the compiler keeps every element's position in
+  /// registers for the whole loop: 128 -> 228 registers a thread for float 8x8 in v2.)
+  KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank,
+                                      const Scalar (&stage)[kStage]) const {
+    if (quads) {
+      Walk w(rank, threads(), p.lines(), p.length() / 4, 4);
+      TILEMM_UNROLL
+      for (int s = 0; s < kStage / 4; ++s, w.next()) {
+        if (w.more()) {
+          Quad<Scalar> q;
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) q.v[i] = stage[4 * s + i];
+          p.put_quad(w.line, w.pos(), q);
+        }
+      }
+    } else {
+      Walk w(rank, threads(), p.lines(), p.length(), 1);
+      TILEMM_UNROLL
+      for (int s = 0; s < kStage; ++s, w.next()) {
+        if (w.more()) p.at(w.line, w.pos()) = stage[s];
+      }
+    }
+  }
+
+  /// Shared schedule: the whole team copies the panel, zero outside op(X). Inside, a line a
+  /// thread, so that a CPU core copies it with vector instructions (on a GPU this schedule is the
+  /// fallback for teams smaller than the tile's thread count; its reads are not coalesced).
   template <class Op>
   KOKKOS_INLINE_FUNCTION static void load(const Member& team, const Op& x, const Panel& p) {
-    for (Walk w(team, x, p.rows, p.cols); w.more(); w.next()) {
-      p.at(w.row(), w.col()) = value(x, p.row0 + w.row(), p.col0 + w.col());
-    }
-  }
-
-  /// This thread's share of the panel into registers (resident schedule; plan() checked that it
-  /// has at most kStage elements)...
-  template <class Op>
-  KOKKOS_INLINE_FUNCTION static void fetch(const Member& team, const Op& x, const Panel& p,
-                                           Scalar (&stage)[kStage]) {
-    Walk w(team, x, p.rows, p.cols);
-    TILEMM_UNROLL
-    for (int s = 0; s < kStage; ++s, w.next()) {
-      if (w.more()) stage[s] = value(x, p.row0 + w.row(), p.col0 + w.col());
-    }
-  }
-
-  /// ... and from registers to scratch, by the same walk. (A walk made once before the K loop
-  /// would save its divisions, but then the compiler keeps every element's position in registers
-  /// for the whole loop: 128 -> 228 registers a thread for float 8x8, half the teams in flight.)
-  template <class Op>
-  KOKKOS_INLINE_FUNCTION static void deposit(const Member& team, const Op& x, const Panel& p,
-                                             const Scalar (&stage)[kStage]) {
-    Walk w(team, x, p.rows, p.cols);
-    TILEMM_UNROLL
-    for (int s = 0; s < kStage; ++s, w.next()) {
-      if (w.more()) p.at(w.row(), w.col()) = stage[s];
+    const int rank = team.team_rank(), size = team.team_size();
+    if (p.inside(x)) {
+      for (int line = rank; line < p.lines(); line += size) {
+        const Scalar* src = x.pointer(p.row0 + p.row(line, 0), p.col0 + p.col(line, 0));
+        if (p.dst_along_lines()) {
+          Scalar* dst = &p.at(line, 0);
+          for (int pos = 0; pos < p.length(); ++pos) dst[pos] = src[pos];
+        } else {
+          for (int pos = 0; pos < p.length(); ++pos) p.at(line, pos) = src[pos];
+        }
+      }
+    } else {
+      for (Walk w(rank, size, p.lines(), p.length(), 1); w.more(); w.next()) {
+        p.at(w.line, w.pos()) = p.value(x, w.line, w.pos());
+      }
     }
   }
 
@@ -186,20 +302,25 @@ struct RegisterTiledGemm {
     int m, n, stride_m, stride_n;
   };
   KOKKOS_INLINE_FUNCTION Place place(int t) const {
-    const int threads_n = BN / TN;
+    const int threads_n = bn() / TN;
     if constexpr (kResident) {
-      return {4 * (t / threads_n), 4 * (t % threads_n), 4 * (BM / TM), 4 * (BN / TN)};
+      return {4 * (t / threads_n), 4 * (t % threads_n), 4 * (bm() / TM), 4 * (bn() / TN)};
     } else {
       return {TM * (t / threads_n), TN * (t % threads_n), 4, 4};
     }
   }
 
-  /// acc += As[kk] (x) Bs[kk] for kk < BK: the outer products of one K block.
-  KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
-                                       const Place& p) const {
-    const int lda = BM + kPad, ldb = BN + kPad;
-    for (int kk = 0; kk < BK; ++kk) {
-      Scalar a[TM], b[TN];
+  /// acc += As[kk] (x) Bs[kk]: the outer product of step kk of a K block.
+  KOKKOS_INLINE_FUNCTION void multiply_step(Scalar (&acc)[TM][TN], const Scalar* As,
+                                            const Scalar* Bs, const Place& p, int kk) const {
+    const int lda = bm() + kPad, ldb = bn() + kPad;
+    Scalar a[TM], b[TN];
+    if constexpr (!kQuadReads) {
+      TILEMM_UNROLL
+      for (int i = 0; i < TM; ++i) a[i] = As[kk * lda + (i / 4) * p.stride_m + p.m + i % 4];
+      TILEMM_UNROLL
+      for (int j = 0; j < TN; ++j) b[j] = Bs[kk * ldb + (j / 4) * p.stride_n + p.n + j % 4];
+    } else {
       TILEMM_UNROLL
       for (int s = 0; s < TM / 4; ++s) {
         const auto q = *reinterpret_cast<const Quad<Scalar>*>(As + kk * lda + s * p.stride_m + p.m);
@@ -212,12 +333,18 @@ struct RegisterTiledGemm {
         TILEMM_UNROLL
         for (int j = 0; j < 4; ++j) b[4 * s + j] = q.v[j];
       }
-      TILEMM_UNROLL
-      for (int i = 0; i < TM; ++i) {
-        TILEMM_UNROLL
-        for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
-      }
     }
+    TILEMM_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      TILEMM_UNROLL
+      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+    }
+  }
+
+  /// The outer products of one K block.
+  KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
+                                       const Place& p) const {
+    for (int kk = 0; kk < bk(); ++kk) multiply_step(acc, As, Bs, p, kk);
   }
 
   /// C[thread tile at p] = alpha * acc + beta * C[...], inside the matrix only.
@@ -238,55 +365,50 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     int tile_m, tile_n;
     tile_of(team.league_rank(), tile_m, tile_n);
-    const int row0 = tile_m * BM, col0 = tile_n * BN, K = g.k();
-    const int lda = BM + kPad, ldb = BN + kPad;
-    char* raw = static_cast<char*>(team.team_scratch(level).get_shmem(scratch_bytes(BM, BN, BK)));
+    const int row0 = tile_m * bm(), col0 = tile_n * bn(), K = g.k();
+    char* raw =
+        static_cast<char*>(team.team_scratch(level).get_shmem(scratch_bytes(bm(), bn(), bk())));
     Scalar* As = reinterpret_cast<Scalar*>((reinterpret_cast<std::uintptr_t>(raw) + kAlign - 1) &
                                            ~std::uintptr_t(kAlign - 1));
-    Scalar* Bs = As + BK * lda;
-    // The panels of the K block at k0, in buffer `buffer` (resident: 0 or 1; shared: 0).
-    const int buffer_size = BK * (lda + ldb);
-    const auto a_panel = [&](int k0, int buffer) {
-      return Panel{As + buffer * buffer_size, lda, true, row0, k0, BM, BK};
-    };
-    const auto b_panel = [&](int k0, int buffer) {
-      return Panel{Bs + buffer * buffer_size, ldb, false, k0, col0, BK, BN};
-    };
+    Scalar* Bs = As + bk() * (bm() + kPad);
+    const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 
     if constexpr (kResident) {
-      const Place p = place(team.team_rank());
+      const int rank = team.team_rank();
+      const Place p = place(rank);
       Scalar acc[TM][TN] = {};
       Scalar stage_a[kStage], stage_b[kStage];
-      fetch(team, g.a, a_panel(0, 0), stage_a);
-      fetch(team, g.b, b_panel(0, 0), stage_b);
-      deposit(team, g.a, a_panel(0, 0), stage_a);
-      deposit(team, g.b, b_panel(0, 0), stage_b);
+      bool quads_in_a = fetch(g.a, quads_a, a_panel(As, row0, 0), rank, stage_a);
+      bool quads_in_b = fetch(g.b, quads_b, b_panel(Bs, 0, col0), rank, stage_b);
+      deposit(quads_in_a, a_panel(As, row0, 0), rank, stage_a);
+      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, stage_b);
       team.team_barrier();
-      for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer ^= 1) {
-        const bool next = k0 + BK < K;
+      for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
+        const bool next = k0 + bk() < K;
+        const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
         if (next) {  // global loads in flight while the thread tile is updated
-          fetch(team, g.a, a_panel(k0 + BK, buffer ^ 1), stage_a);
-          fetch(team, g.b, b_panel(k0 + BK, buffer ^ 1), stage_b);
+          quads_in_a = fetch(g.a, quads_a, a_panel(As + other, row0, k0 + bk()), rank, stage_a);
+          quads_in_b = fetch(g.b, quads_b, b_panel(Bs + other, k0 + bk(), col0), rank, stage_b);
         }
-        multiply(acc, As + buffer * buffer_size, Bs + buffer * buffer_size, p);
+        multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
-          deposit(team, g.a, a_panel(k0 + BK, buffer ^ 1), stage_a);
-          deposit(team, g.b, b_panel(k0 + BK, buffer ^ 1), stage_b);
+          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, stage_a);
+          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, stage_b);
         }
         team.team_barrier();
       }
       store(acc, row0, col0, p);
     } else {
       using Block = Scalar[TM][TN];
-      Block* Cs = reinterpret_cast<Block*>(Bs + BK * ldb);  // one TM x TN block per thread tile
-      const int tiles = (BM / TM) * (BN / TN);
+      Block* Cs = reinterpret_cast<Block*>(Bs + bk() * (bn() + kPad));  // a block per thread tile
+      const int tiles = (bm() / TM) * (bn() / TN);
       for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
         for (int i = 0; i < TM; ++i)
           for (int j = 0; j < TN; ++j) Cs[t][i][j] = 0;
       }
-      for (int k0 = 0; k0 < K; k0 += BK) {
-        load(team, g.a, a_panel(k0, 0));
-        load(team, g.b, b_panel(k0, 0));
+      for (int k0 = 0; k0 < K; k0 += bk()) {
+        load(team, g.a, a_panel(As, row0, k0));
+        load(team, g.b, b_panel(Bs, k0, col0));
         team.team_barrier();
         for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
           Scalar acc[TM][TN];
@@ -311,30 +433,56 @@ template <class ExecSpace, class Scalar, class Layout>
 struct RegisterTiled {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
 
+  template <int TM, int TN, bool kResident, class Shape = RuntimeShape>
+  using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
+
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
   template <bool kResident, class F>
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {
-      f(RegisterTiledGemm<ExecSpace, Scalar, Layout, 4, 4, kResident>{});
+      f(Kernel<4, 4, kResident>{});
     } else if (t.tm == 8 && t.tn == 8) {
-      f(RegisterTiledGemm<ExecSpace, Scalar, Layout, 8, 8, kResident>{});
+      f(Kernel<8, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 16) {
-      f(RegisterTiledGemm<ExecSpace, Scalar, Layout, 8, 16, kResident>{});
+      f(Kernel<8, 16, kResident>{});
     } else {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel has thread tiles 4x4, 8x8, 8x16");
+    }
+  }
+  /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
+  /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml); returns whether.
+  template <class F>
+  static bool with_fixed_tile(const Tiling& t, F&& f) {
+    if constexpr (runs_on_cpu<ExecSpace>()) {
+      return false;
+    } else {
+      bool found = false;
+      const auto offer = [&](auto kernel, Tiling fixed) {
+        if (!found && t == fixed) {
+          f(kernel);
+          found = true;
+        }
+      };
+      offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{}, {128, 128, 16, 8, 8});
+      offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
+      offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
+      offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{}, {64, 64, 8, 8, 8});
+      offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{}, {64, 64, 16, 4, 4});
+      offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{}, {32, 32, 8, 4, 4});
+      return found;
     }
   }
   /// The resident schedule when the team has one thread per thread tile and each thread can stage
   /// its share of the panels in registers; the shared schedule otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, F&& f) {
-    using Resident = RegisterTiledGemm<ExecSpace, Scalar, Layout, 4, 4, true>;
+    using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn) &&
         Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
-      with_schedule<true>(t, f);
+      if (!with_fixed_tile(t, f)) with_schedule<true>(t, f);
     } else {
       with_schedule<false>(t, f);
     }
@@ -392,12 +540,12 @@ struct RegisterTiled {
                                          " thread tiles of tile " + t.to_string());
     }
     with_kernel(cfg, [&](auto kernel) {
-      using Kernel = decltype(kernel);
-      cfg.scratch_bytes = Kernel::scratch_bytes(t.bm, t.bn, t.bk);
+      using Launched = decltype(kernel);
+      cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
       // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
       // memory, so there the panels must fit level 0.
       const bool fits_level0 =
-          cfg.scratch_bytes <= std::size_t(Kernel::Policy::scratch_size_max(0));
+          cfg.scratch_bytes <= std::size_t(Launched::Policy::scratch_size_max(0));
       cfg.scratch_level = (!fits_level0 && runs_on_cpu<ExecSpace>()) ? 1 : 0;
       check_team_launch(kernel, cfg);
     });
