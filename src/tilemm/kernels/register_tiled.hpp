@@ -76,7 +76,11 @@ struct RegisterTiledGemm {
                                      // the transposed store, and rows stay 4-aligned for Quad reads
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
-  static constexpr int kStage = 8;   // resident: most elements of a panel one thread stages
+  // Resident: the most elements of a panel that one thread stages in registers; a fixed tile's
+  // share exactly (a multiple of 4, for Quad loads).
+  static constexpr int kStage =
+      Shape::fixed ? ((std::max(Shape::bm, Shape::bn) * Shape::bk + kTeam - 1) / kTeam + 3) / 4 * 4
+                   : 8;
   // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
   // a time, so that each value of A can go from memory into the instruction that broadcasts it.
   static constexpr bool kQuadReads = !runs_on_cpu<ExecSpace>();
@@ -468,24 +472,26 @@ struct RegisterTiled {
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{}, {128, 128, 16, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
+      offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{}, {64, 128, 8, 8, 8});
+      offer(Kernel<8, 8, true, TileShape<64, 128, 16>>{}, {64, 128, 16, 8, 8});
       offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{}, {64, 64, 8, 8, 8});
       offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{}, {64, 64, 16, 4, 4});
       offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{}, {32, 32, 8, 4, 4});
       return found;
     }
   }
-  /// The resident schedule when the team has one thread per thread tile and each thread can stage
-  /// its share of the panels in registers; the shared schedule otherwise.
+  /// The resident schedule when the team has one thread per thread tile and the tile is compiled in
+  /// or each thread can stage its share of the panels in kStage registers; the shared schedule
+  /// otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, F&& f) {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
-    if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn) &&
-        Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
-      if (!with_fixed_tile(t, f)) with_schedule<true>(t, f);
-    } else {
-      with_schedule<false>(t, f);
+    if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
+      if (with_fixed_tile(t, f)) return;
+      if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
+    with_schedule<false>(t, f);
   }
 
   /// The default tile: the largest of the backend's candidates that still gives every processor
