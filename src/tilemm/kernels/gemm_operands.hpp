@@ -32,13 +32,16 @@ struct OpView {
   KOKKOS_INLINE_FUNCTION bool contiguous_along_cols() const {
     return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value != transposed;
   }
+  /// The distance in memory between X's lines (its rows when LayoutRight, its columns otherwise).
+  KOKKOS_INLINE_FUNCTION int leading() const {
+    constexpr bool right = std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value;
+    return static_cast<int>(right ? x.stride(0) : x.stride(1));
+  }
   /// True when every run of `width` neighbours that starts at a multiple of `width` along the
   /// contiguous dimension is aligned to `width` scalars, so that one wide load reads it (host).
   bool runs_aligned(int width) const {
-    const bool right = std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value;
-    const std::size_t leading = right ? x.stride(0) : x.stride(1);
     const auto address = reinterpret_cast<std::uintptr_t>(x.data());
-    return leading % width == 0 && address % (width * sizeof(value_type)) == 0;
+    return leading() % width == 0 && address % (width * sizeof(value_type)) == 0;
   }
 };
 

@@ -149,38 +149,43 @@ struct RegisterTiledGemm {
 
   /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], copied to scratch at `dst` with rows of
   /// length `ld`, transposed when `transpose` (the A panel, so that a column of it is contiguous).
-  /// It is read as `lines()` lines of `length()` neighbours in X's memory (rows of op(X) when X is
-  /// contiguous along them, its columns otherwise).
+  /// It is read as `lines` lines of `length` neighbours in X's memory (rows of op(X) when X is
+  /// contiguous along them, its columns otherwise); the distances that a line and a position
+  /// within it make in scratch are worked out once, not for each element.
   struct Panel {
     Scalar* dst;
-    int ld;
-    bool transpose;
     int row0, col0, rows, cols;
-    bool along_cols;  // op(X) contiguous along its rows
+    bool along_cols;        // op(X) contiguous along its rows
+    int lines, length;      // in X's memory order
+    int dst_line, dst_pos;  // scratch distances: between lines, between neighbours in a line
 
-    KOKKOS_INLINE_FUNCTION int lines() const { return along_cols ? rows : cols; }
-    KOKKOS_INLINE_FUNCTION int length() const { return along_cols ? cols : rows; }
-    KOKKOS_INLINE_FUNCTION int row(int line, int pos) const { return along_cols ? line : pos; }
-    KOKKOS_INLINE_FUNCTION int col(int line, int pos) const { return along_cols ? pos : line; }
+    KOKKOS_INLINE_FUNCTION Panel(Scalar* dst_, int ld, bool transpose, int row0_, int col0_,
+                                 int rows_, int cols_, bool along_cols_)
+        : dst(dst_),
+          row0(row0_),
+          col0(col0_),
+          rows(rows_),
+          cols(cols_),
+          along_cols(along_cols_),
+          lines(along_cols_ ? rows_ : cols_),
+          length(along_cols_ ? cols_ : rows_),
+          dst_line(transpose != along_cols_ ? ld : 1),
+          dst_pos(transpose != along_cols_ ? 1 : ld) {}
+
     KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
-      const int r = row(line, pos), c = col(line, pos);
-      return dst[transpose ? c * ld + r : r * ld + c];
+      return dst[line * dst_line + pos * dst_pos];
     }
     /// Whether neighbours along a line are neighbours in scratch too.
-    KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return transpose != along_cols; }
+    KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return dst_pos == 1; }
     template <class Op>
     KOKKOS_INLINE_FUNCTION bool inside(const Op& x) const {
       return row0 + rows <= x.rows() && col0 + cols <= x.cols();
     }
+    /// Element (line, pos) of the panel, zero outside op(X).
     template <class Op>
     KOKKOS_INLINE_FUNCTION Scalar value(const Op& x, int line, int pos) const {
-      const int i = row0 + row(line, pos), j = col0 + col(line, pos);
-      return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);  // zero outside the matrix
-    }
-    template <class Op>
-    KOKKOS_INLINE_FUNCTION Quad<Scalar> quad(const Op& x, int line, int pos) const {
-      return *reinterpret_cast<const Quad<Scalar>*>(
-          x.pointer(row0 + row(line, pos), col0 + col(line, pos)));
+      const int i = row0 + (along_cols ? line : pos), j = col0 + (along_cols ? pos : line);
+      return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
     }
     KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
       if (dst_along_lines()) {
@@ -193,10 +198,10 @@ struct RegisterTiledGemm {
   };
 
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
-    return Panel{dst, bm() + kPad, true, row0, k0, bm(), bk(), g.a.contiguous_along_cols()};
+    return Panel(dst, bm() + kPad, true, row0, k0, bm(), bk(), g.a.contiguous_along_cols());
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* dst, int k0, int col0) const {
-    return Panel{dst, bn() + kPad, false, k0, col0, bk(), bn(), g.b.contiguous_along_cols()};
+    return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), g.b.contiguous_along_cols());
   }
 
   /// A thread's walk over the items of a panel (`lines` lines of `per_line` items each, an item
@@ -231,19 +236,22 @@ struct RegisterTiledGemm {
   template <class Op>
   KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool quads_ok, const Panel& p, int rank,
                                     Scalar (&stage)[kStage]) const {
-    const bool quads = quads_ok && p.length() % 4 == 0 && p.inside(x);
+    const bool quads = quads_ok && p.length % 4 == 0 && p.inside(x);
     if (quads) {
-      Walk w(rank, threads(), p.lines(), p.length() / 4, 4);
+      const Scalar* origin = x.pointer(p.row0, p.col0);
+      const int ld = x.leading();
+      Walk w(rank, threads(), p.lines, p.length / 4, 4);
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
-          const Quad<Scalar> q = p.quad(x, w.line, w.pos());
+          const Quad<Scalar> q = *reinterpret_cast<const Quad<Scalar>*>(
+              origin + std::ptrdiff_t(w.line) * ld + w.pos());
           TILEMM_UNROLL
           for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
         }
       }
     } else {
-      Walk w(rank, threads(), p.lines(), p.length(), 1);
+      Walk w(rank, threads(), p.lines, p.length, 1);
       TILEMM_UNROLL
       for (int s = 0; s < kStage; ++s, w.next()) {
         if (w.more()) stage[s] = p.value(x, w.line, w.pos());
@@ -258,7 +266,7 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank,
                                       const Scalar (&stage)[kStage]) const {
     if (quads) {
-      Walk w(rank, threads(), p.lines(), p.length() / 4, 4);
+      Walk w(rank, threads(), p.lines, p.length / 4, 4);
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
@@ -269,7 +277,7 @@ struct RegisterTiledGemm {
         }
       }
     } else {
-      Walk w(rank, threads(), p.lines(), p.length(), 1);
+      Walk w(rank, threads(), p.lines, p.length, 1);
       TILEMM_UNROLL
       for (int s = 0; s < kStage; ++s, w.next()) {
         if (w.more()) p.at(w.line, w.pos()) = stage[s];
@@ -284,17 +292,19 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION static void load(const Member& team, const Op& x, const Panel& p) {
     const int rank = team.team_rank(), size = team.team_size();
     if (p.inside(x)) {
-      for (int line = rank; line < p.lines(); line += size) {
-        const Scalar* src = x.pointer(p.row0 + p.row(line, 0), p.col0 + p.col(line, 0));
+      const Scalar* origin = x.pointer(p.row0, p.col0);
+      const int ld = x.leading();
+      for (int line = rank; line < p.lines; line += size) {
+        const Scalar* src = origin + std::ptrdiff_t(line) * ld;
         if (p.dst_along_lines()) {
           Scalar* dst = &p.at(line, 0);
-          for (int pos = 0; pos < p.length(); ++pos) dst[pos] = src[pos];
+          for (int pos = 0; pos < p.length; ++pos) dst[pos] = src[pos];
         } else {
-          for (int pos = 0; pos < p.length(); ++pos) p.at(line, pos) = src[pos];
+          for (int pos = 0; pos < p.length; ++pos) p.at(line, pos) = src[pos];
         }
       }
     } else {
-      for (Walk w(rank, size, p.lines(), p.length(), 1); w.more(); w.next()) {
+      for (Walk w(rank, size, p.lines, p.length, 1); w.more(); w.next()) {
         p.at(w.line, w.pos()) = p.value(x, w.line, w.pos());
       }
     }
@@ -348,7 +358,17 @@ struct RegisterTiledGemm {
   /// The outer products of one K block.
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
-    for (int kk = 0; kk < bk(); ++kk) multiply_step(acc, As, Bs, p, kk);
+    if constexpr (Shape::fixed) {
+      // Unrolled 8 steps at a time, so that scratch offsets become constants of the instructions;
+      // whole 16-step blocks would take more than 128 registers (float 8x8).
+      constexpr int kUnrolled = Shape::bk % 8 == 0 ? 8 : Shape::bk;
+      for (int k8 = 0; k8 < Shape::bk; k8 += kUnrolled) {
+        TILEMM_UNROLL
+        for (int kk = 0; kk < kUnrolled; ++kk) multiply_step(acc, As, Bs, p, k8 + kk);
+      }
+    } else {
+      for (int kk = 0; kk < BK; ++kk) multiply_step(acc, As, Bs, p, kk);
+    }
   }
 
   /// C[thread tile at p] = alpha * acc + beta * C[...], inside the matrix only.
@@ -370,10 +390,14 @@ struct RegisterTiledGemm {
     int tile_m, tile_n;
     tile_of(team.league_rank(), tile_m, tile_n);
     const int row0 = tile_m * bm(), col0 = tile_n * bn(), K = g.k();
-    char* raw =
-        static_cast<char*>(team.team_scratch(level).get_shmem(scratch_bytes(bm(), bn(), bk())));
-    Scalar* As = reinterpret_cast<Scalar*>((reinterpret_cast<std::uintptr_t>(raw) + kAlign - 1) &
-                                           ~std::uintptr_t(kAlign - 1));
+    // On a GPU the panels are always in level 0 (plan()).
+    const int scratch_level = runs_on_cpu<ExecSpace>() ? level : 0;
+    void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
+    char* raw = static_cast<char*>(runs_on_cpu<ExecSpace>() ? shmem : in_level0_scratch(shmem));
+    // Aligned by an offset from raw: a pointer made from an integer would hide from the compiler
+    // that As is in a GPU's shared memory, and each read of it would become a generic load.
+    Scalar* As = reinterpret_cast<Scalar*>(
+        raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
     Scalar* Bs = As + bk() * (bm() + kPad);
     const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 

@@ -19,6 +19,16 @@ constexpr bool runs_on_cpu() {
   return Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 }
 
+/// A GPU team's level-0 scratch is its multiprocessor's shared memory, but Kokkos hands the
+/// address over through memory, which hides that from the compiler: without this promise every
+/// access to it becomes a generic load or store, slower and with 64-bit address arithmetic.
+KOKKOS_INLINE_FUNCTION void* in_level0_scratch(void* p) {
+#if defined(__CUDA_ARCH__)
+  __builtin_assume(__isShared(p));
+#endif
+  return p;
+}
+
 /// The largest power of two that is <= n (and >= 1).
 inline int floor_pow2(int n) {
   int p = 1;
