@@ -147,6 +147,32 @@ struct RegisterTiledGemm {
     tile_n = in_band / band_rows;
   }
 
+  /// A thread's walk over the items of a panel (`lines` lines of `per_line` items each, an item
+  /// `width` scalars long) in the order of memory: items r, r + team, r + 2 team, ... for thread
+  /// r, so that neighbouring threads read neighbouring addresses. It advances by additions alone:
+  /// a division per item would cost as much as the multiply-adds the item feeds.
+  struct Walk {
+    int lines, per_line, width, step_lines, step_items, line, item;
+    KOKKOS_INLINE_FUNCTION Walk(int rank, int team, int lines_, int per_line_, int width_)
+        : lines(lines_),
+          per_line(per_line_),
+          width(width_),
+          step_lines(team / per_line_),
+          step_items(team % per_line_),
+          line(rank / per_line_),
+          item(rank % per_line_) {}
+    KOKKOS_INLINE_FUNCTION bool more() const { return line < lines; }
+    KOKKOS_INLINE_FUNCTION int pos() const { return item * width; }
+    KOKKOS_INLINE_FUNCTION void next() {
+      line += step_lines;
+      item += step_items;
+      if (item >= per_line) {
+        item -= per_line;
+        ++line;
+      }
+    }
+  };
+
   /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], copied to scratch at `dst` with rows of
   /// length `ld`, transposed when `transpose` (the A panel, so that a column of it is contiguous).
   /// It is read as `lines` lines of `length` neighbours in X's memory (rows of op(X) when X is
@@ -174,6 +200,12 @@ struct RegisterTiledGemm {
 
     KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
       return dst[line * dst_line + pos * dst_pos];
+    }
+    /// This thread's walk over the panel, in items of `width` neighbours. The extents are divided
+    /// in each arm of the choice, where a fixed tile makes them constants: no run-time division.
+    KOKKOS_INLINE_FUNCTION Walk walk(int rank, int team, int width) const {
+      return along_cols ? Walk(rank, team, rows, cols / width, width)
+                        : Walk(rank, team, cols, rows / width, width);
     }
     /// Whether neighbours along a line are neighbours in scratch too.
     KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return dst_pos == 1; }
@@ -204,32 +236,6 @@ struct RegisterTiledGemm {
     return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), g.b.contiguous_along_cols());
   }
 
-  /// A thread's walk over the items of a panel (`lines` lines of `per_line` items each, an item
-  /// `width` scalars long) in the order of memory: items r, r + team, r + 2 team, ... for thread
-  /// r, so that neighbouring threads read neighbouring addresses. It advances by additions alone:
-  /// a division per item would cost as much as the multiply-adds the item feeds.
-  struct Walk {
-    int lines, per_line, width, step_lines, step_items, line, item;
-    KOKKOS_INLINE_FUNCTION Walk(int rank, int team, int lines_, int per_line_, int width_)
-        : lines(lines_),
-          per_line(per_line_),
-          width(width_),
-          step_lines(team / per_line_),
-          step_items(team % per_line_),
-          line(rank / per_line_),
-          item(rank % per_line_) {}
-    KOKKOS_INLINE_FUNCTION bool more() const { return line < lines; }
-    KOKKOS_INLINE_FUNCTION int pos() const { return item * width; }
-    KOKKOS_INLINE_FUNCTION void next() {
-      line += step_lines;
-      item += step_items;
-      if (item >= per_line) {
-        item -= per_line;
-        ++line;
-      }
-    }
-  };
-
   /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
   /// has at most kStage elements), 4 neighbours a load when the panel lies inside op(X) and its
   /// runs of 4 are aligned. Returns whether it did so, for deposit().
@@ -240,7 +246,7 @@ struct RegisterTiledGemm {
     if (quads) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
-      Walk w(rank, threads(), p.lines, p.length / 4, 4);
+      Walk w = p.walk(rank, threads(), 4);
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
@@ -251,7 +257,7 @@ struct RegisterTiledGemm {
         }
       }
     } else {
-      Walk w(rank, threads(), p.lines, p.length, 1);
+      Walk w = p.walk(rank, threads(), 1);
       TILEMM_UNROLL
       for (int s = 0; s < kStage; ++s, w.next()) {
         if (w.more()) stage[s] = p.value(x, w.line, w.pos());
@@ -266,7 +272,7 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank,
                                       const Scalar (&stage)[kStage]) const {
     if (quads) {
-      Walk w(rank, threads(), p.lines, p.length / 4, 4);
+      Walk w = p.walk(rank, threads(), 4);
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
@@ -277,7 +283,7 @@ struct RegisterTiledGemm {
         }
       }
     } else {
-      Walk w(rank, threads(), p.lines, p.length, 1);
+      Walk w = p.walk(rank, threads(), 1);
       TILEMM_UNROLL
       for (int s = 0; s < kStage; ++s, w.next()) {
         if (w.more()) p.at(w.line, w.pos()) = stage[s];
@@ -470,13 +476,16 @@ struct RegisterTiled {
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {
       f(Kernel<4, 4, kResident>{});
+    } else if (t.tm == 4 && t.tn == 8) {
+      f(Kernel<4, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 8) {
       f(Kernel<8, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 16) {
       f(Kernel<8, 16, kResident>{});
     } else {
-      throw LaunchError("tile", "tile " + t.to_string() +
-                                    ": the register-tiled kernel has thread tiles 4x4, 8x8, 8x16");
+      throw LaunchError("tile",
+                        "tile " + t.to_string() +
+                            ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, 8x16");
     }
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
@@ -497,8 +506,8 @@ struct RegisterTiled {
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
       offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{}, {64, 128, 8, 8, 8});
-      offer(Kernel<8, 8, true, TileShape<64, 128, 16>>{}, {64, 128, 16, 8, 8});
       offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{}, {64, 64, 8, 8, 8});
+      offer(Kernel<4, 8, true, TileShape<64, 128, 8>>{}, {64, 128, 8, 4, 8});
       offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{}, {64, 64, 16, 4, 4});
       offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{}, {32, 32, 8, 4, 4});
       return found;
