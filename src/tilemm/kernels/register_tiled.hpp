@@ -204,8 +204,9 @@ struct RegisterTiledGemm {
     /// This thread's walk over the panel, in items of `width` neighbours. The extents are divided
     /// in each arm of the choice, where a fixed tile makes them constants: no run-time division.
     KOKKOS_INLINE_FUNCTION Walk walk(int rank, int team, int width) const {
-      return along_cols ? Walk(rank, team, rows, cols / width, width)
-                        : Walk(rank, team, cols, rows / width, width);
+      // (A panel shorter than `width` gets one item a line: a walk that fetch() does not use.)
+      return along_cols ? Walk(rank, team, rows, cols < width ? 1 : cols / width, width)
+                        : Walk(rank, team, cols, rows < width ? 1 : rows / width, width);
     }
     /// Whether neighbours along a line are neighbours in scratch too.
     KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return dst_pos == 1; }
@@ -238,15 +239,17 @@ struct RegisterTiledGemm {
 
   /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
   /// has at most kStage elements), 4 neighbours a load when the panel lies inside op(X) and its
-  /// runs of 4 are aligned. Returns whether it did so, for deposit().
+  /// runs of 4 are aligned; `quad_walk` is where this thread's walk over such a panel starts,
+  /// made once before the K loop: made in the loop, its divisions by run-time extents would be
+  /// done again for every K block. Returns whether the panel was read by quads, for deposit().
   template <class Op>
   KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool quads_ok, const Panel& p, int rank,
-                                    Scalar (&stage)[kStage]) const {
+                                    const Walk& quad_walk, Scalar (&stage)[kStage]) const {
     const bool quads = quads_ok && p.length % 4 == 0 && p.inside(x);
     if (quads) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
-      Walk w = p.walk(rank, threads(), 4);
+      Walk w = quad_walk;
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
@@ -266,13 +269,13 @@ struct RegisterTiledGemm {
     return quads;
   }
 
-  /// ... and from registers to scratch, by the same walk. (Walks made once before the K loop
-  /// would save their construction, but then the compiler keeps every element's position in
-  /// registers for the whole loop: 128 -> 228 registers a thread for float 8x8 in v2.)
-  KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank,
+  /// ... and from registers to scratch, by the same walk. (v2 made every element's walk before
+  /// the K loop; the compiler then kept each position in registers for the whole loop: 128 -> 228
+  /// registers a thread for float 8x8. A quad walk's start is two numbers.)
+  KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank, const Walk& quad_walk,
                                       const Scalar (&stage)[kStage]) const {
     if (quads) {
-      Walk w = p.walk(rank, threads(), 4);
+      Walk w = quad_walk;
       TILEMM_UNROLL
       for (int s = 0; s < kStage / 4; ++s, w.next()) {
         if (w.more()) {
@@ -412,22 +415,26 @@ struct RegisterTiledGemm {
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
       Scalar stage_a[kStage], stage_b[kStage];
-      bool quads_in_a = fetch(g.a, quads_a, a_panel(As, row0, 0), rank, stage_a);
-      bool quads_in_b = fetch(g.b, quads_b, b_panel(Bs, 0, col0), rank, stage_b);
-      deposit(quads_in_a, a_panel(As, row0, 0), rank, stage_a);
-      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, stage_b);
+      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
+      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
+      bool quads_in_a = fetch(g.a, quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      bool quads_in_b = fetch(g.b, quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
       team.team_barrier();
       for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
         const bool next = k0 + bk() < K;
         const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
         if (next) {  // global loads in flight while the thread tile is updated
-          quads_in_a = fetch(g.a, quads_a, a_panel(As + other, row0, k0 + bk()), rank, stage_a);
-          quads_in_b = fetch(g.b, quads_b, b_panel(Bs + other, k0 + bk(), col0), rank, stage_b);
+          const Panel a = a_panel(As + other, row0, k0 + bk());
+          const Panel b = b_panel(Bs + other, k0 + bk(), col0);
+          quads_in_a = fetch(g.a, quads_a, a, rank, walk_a, stage_a);
+          quads_in_b = fetch(g.b, quads_b, b, rank, walk_b, stage_b);
         }
         multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
-          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, stage_a);
-          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, stage_b);
+          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
+          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
         }
         team.team_barrier();
       }
