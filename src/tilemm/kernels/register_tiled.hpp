@@ -509,6 +509,7 @@ struct RegisterTiled {
           found = true;
         }
       };
+      offer(Kernel<8, 16, true, TileShape<128, 256, 8>>{}, {128, 256, 8, 8, 16});
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{}, {128, 128, 16, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
