@@ -509,7 +509,6 @@ struct RegisterTiled {
           found = true;
         }
       };
-      offer(Kernel<8, 16, true, TileShape<128, 256, 8>>{}, {128, 256, 8, 8, 16});
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{}, {128, 128, 16, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
       offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
@@ -538,8 +537,9 @@ struct RegisterTiled {
   /// The default tile: the largest of the backend's candidates that still gives every processor
   /// (a CPU thread; a GPU multiprocessor, 2048 threads of Kokkos' concurrency) a tile of C, no
   /// deeper than K rounded up to 8.
-  /// GPU: 8x8 thread tiles, one thread each (resident), 8 deep. CPU: a team of one thread (shared
-  /// schedule), thread tiles one 64-byte vector wide, panels 256 deep.
+  /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
+  /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule), thread tiles
+  /// one 64-byte vector wide, panels 256 deep.
   static Tiling default_tile(const Extents& e) {
     constexpr bool cpu = runs_on_cpu<ExecSpace>();
     const std::vector<Tiling> candidates =
@@ -548,7 +548,7 @@ struct RegisterTiled {
                    ? std::vector<Tiling>{{128, 128, 16, 8, 8},
                                          {64, 64, 16, 4, 4},
                                          {32, 32, 8, 4, 4}}
-                   : std::vector<Tiling>{{128, 64, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}})
+                   : std::vector<Tiling>{{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}})
         : sizeof(Scalar) == 4
             ? std::vector<Tiling>{{128, 256, 256, 8, 16},
                                   {64, 64, 256, 8, 16},
