@@ -68,7 +68,7 @@ struct RegisterTiledGemm {
   /// that budget, so that one team multiplies while the other waits at its barrier.
   static constexpr int kTeam = Shape::fixed ? (Shape::bm / TM) * (Shape::bn / TN) : 0;
   static constexpr int kAccRegisters = TM * TN * int(sizeof(Scalar) / 4);
-  static constexpr int kMinTeams = kTeam && 2 * kAccRegisters <= 65536 / (2 * kTeam) ? 2 : 1;
+  static constexpr int kMinTeams = 2 * kAccRegisters * 2 * kTeam <= 65536 ? 2 : 1;
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeam, kTeam ? kMinTeams : 0>>;
   using Member = typename Policy::member_type;
 
@@ -79,11 +79,14 @@ struct RegisterTiledGemm {
   // Resident: the most elements of a panel that one thread stages in registers; a fixed tile's
   // share exactly (a multiple of 4, for Quad loads).
   static constexpr int kStage =
-      Shape::fixed ? ((std::max(Shape::bm, Shape::bn) * Shape::bk + kTeam - 1) / kTeam + 3) / 4 * 4
-                   : 8;
+      Shape::fixed
+          ? ((std::max(Shape::bm, Shape::bn) * Shape::bk + kTeam - 1) / std::max(kTeam, 1) + 3) /
+                4 * 4
+          : 8;
   // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
   // a time, so that each value of A can go from memory into the instruction that broadcasts it.
-  static constexpr bool kQuadReads = !runs_on_cpu<ExecSpace>();
+  static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
+  static constexpr bool kQuadReads = !kOnCpu;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
@@ -400,9 +403,9 @@ struct RegisterTiledGemm {
     tile_of(team.league_rank(), tile_m, tile_n);
     const int row0 = tile_m * bm(), col0 = tile_n * bn(), K = g.k();
     // On a GPU the panels are always in level 0 (plan()).
-    const int scratch_level = runs_on_cpu<ExecSpace>() ? level : 0;
+    const int scratch_level = kOnCpu ? level : 0;
     void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
-    char* raw = static_cast<char*>(runs_on_cpu<ExecSpace>() ? shmem : in_level0_scratch(shmem));
+    char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));
     // Aligned by an offset from raw: a pointer made from an integer would hide from the compiler
     // that As is in a GPU's shared memory, and each read of it would become a generic load.
     Scalar* As = reinterpret_cast<Scalar*>(
