@@ -106,6 +106,8 @@ struct RegisterTiledGemm {
     if constexpr (Shape::fixed) return Shape::bk;
     return BK;
   }
+  /// The tile a fixed Shape compiles in.
+  static Tiling fixed_tile() { return {Shape::bm, Shape::bn, Shape::bk, TM, TN}; }
   /// Resident schedule: a thread per thread tile.
   KOKKOS_INLINE_FUNCTION int threads() const { return (bm() / TM) * (bn() / TN); }
 
@@ -204,8 +206,9 @@ struct RegisterTiledGemm {
     KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
       return dst[line * dst_line + pos * dst_pos];
     }
-    /// This thread's walk over the panel, in items of `width` neighbours. The extents are divided
-    /// in each arm of the choice, where a fixed tile makes them constants: no run-time division.
+    /// This thread's walk over the panel, in items of `width` neighbours. Its start divides by
+    /// run-time extents (the compiler merges the two arms into one division even for a fixed
+    /// tile), so a walk used every K block is made once, before the K loop.
     KOKKOS_INLINE_FUNCTION Walk walk(int rank, int team, int width) const {
       // (A panel shorter than `width` gets one item a line: a walk that fetch() does not use.)
       return along_cols ? Walk(rank, team, rows, cols < width ? 1 : cols / width, width)
@@ -436,6 +439,8 @@ struct RegisterTiledGemm {
         }
         multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
+          // Panels made again rather than kept across the multiply: kept, they cost double 8x8
+          // registers it does not have (spills, by the ptxas report).
           deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
           deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
         }
@@ -506,20 +511,20 @@ struct RegisterTiled {
       return false;
     } else {
       bool found = false;
-      const auto offer = [&](auto kernel, Tiling fixed) {
-        if (!found && t == fixed) {
+      const auto offer = [&](auto kernel) {
+        if (!found && t == decltype(kernel)::fixed_tile()) {
           f(kernel);
           found = true;
         }
       };
-      offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{}, {128, 128, 16, 8, 8});
-      offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{}, {128, 128, 8, 8, 8});
-      offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{}, {128, 64, 8, 8, 8});
-      offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{}, {64, 128, 8, 8, 8});
-      offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{}, {64, 64, 8, 8, 8});
-      offer(Kernel<4, 8, true, TileShape<64, 128, 8>>{}, {64, 128, 8, 4, 8});
-      offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{}, {64, 64, 16, 4, 4});
-      offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{}, {32, 32, 8, 4, 4});
+      offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
+      offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{});
+      offer(Kernel<4, 8, true, TileShape<64, 128, 8>>{});
+      offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{});
+      offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{});
       return found;
     }
   }
