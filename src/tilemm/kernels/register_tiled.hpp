@@ -8,7 +8,7 @@
 //       team_barrier
 //       for each of my thread tiles:
 //         for kk < BK:
-//           regA[TM] = As[kk][my rows]           4-wide reads from scratch
+//           regA[TM] = As[kk][my rows]           16-byte reads from scratch
 //           regB[TN] = Bs[kk][my cols]
 //           acc += regA (x) regB                  TM * TN multiply-adds from registers
 //       team_barrier
@@ -16,8 +16,9 @@
 //
 // Two schedules of that one source, chosen by the launch's team size:
 // - resident (team size = number of thread tiles; the GPU launch): acc stays in registers for the
-//   whole K loop. A thread's rows are strips of 4 spaced 4 (BM/TM) apart (its columns likewise),
-//   so that neighbouring threads read neighbouring 16-byte words of scratch: no bank conflicts.
+//   whole K loop. A thread's rows are strips of 16 bytes spaced BM/TM strips apart (its columns
+//   likewise), so that neighbouring threads read neighbouring 16-byte words of scratch: no bank
+//   conflicts.
 //   The panels are double-buffered: each thread fetches its share of the next K block into
 //   registers before it multiplies the current one, so the loads are in flight during the
 //   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
@@ -41,10 +42,10 @@
 
 namespace tilemm::kernels {
 
-/// Four consecutive scalars, aligned so that one load instruction reads them.
-template <class Scalar>
-struct alignas(4 * sizeof(Scalar)) Quad {
-  Scalar v[4];
+/// W consecutive scalars, aligned so that one load instruction reads them (up to 16 bytes).
+template <class Scalar, int W>
+struct alignas(W * sizeof(Scalar)) Vec {
+  Scalar v[W];
 };
 
 /// A team tile BM x BN x BK fixed at compile time, or (all zero) taken from the launch. Fixed, the
@@ -73,26 +74,37 @@ struct RegisterTiledGemm {
   using Member = typename Policy::member_type;
 
   static constexpr int kPad = 4;     // scalars added to each scratch row: fewer bank conflicts on
-                                     // the transposed store, and rows stay 4-aligned for Quad reads
+                                     // the transposed store, and rows stay aligned for strip reads
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
-  // Resident: the most elements of a panel that one thread stages in registers; a fixed tile's
-  // share exactly (a multiple of 4, for Quad loads).
-  static constexpr int kStage =
-      Shape::fixed
-          ? ((std::max(Shape::bm, Shape::bn) * Shape::bk + kTeam - 1) / std::max(kTeam, 1) + 3) /
-                4 * 4
-          : 8;
   // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
   // a time, so that each value of A can go from memory into the instruction that broadcasts it.
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
-  static constexpr bool kQuadReads = !kOnCpu;
+  static constexpr bool kStripReads = !kOnCpu;
+  // A thread tile's rows and columns come in strips of kStrip neighbours: 16 bytes, the widest
+  // load of a GPU thread, so that a double strip is one load (4 on CPUs, where it is not read as
+  // one).
+  static constexpr int kStrip = kOnCpu ? 4 : int(16 / sizeof(Scalar));
+  static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
+  // Resident: the most elements of a panel rows x cols that one thread stages in registers; a
+  // fixed tile's share exactly (a multiple of 4, whole strips). When the panel's strips divide
+  // evenly among the team, every thread has its full share of them and need not check.
+  static constexpr int stage_size(int rows, int cols) {
+    return Shape::fixed ? ((rows * cols + kTeam - 1) / std::max(kTeam, 1) + 3) / 4 * 4 : 8;
+  }
+  static constexpr bool even_strips(int rows, int cols) {
+    return Shape::fixed && (rows * cols) % (kStrip * std::max(kTeam, 1)) == 0;
+  }
+  static constexpr int kStageA = stage_size(Shape::bm, Shape::bk);
+  static constexpr int kStageB = stage_size(Shape::bk, Shape::bn);
+  static constexpr bool kEvenA = even_strips(Shape::bm, Shape::bk);
+  static constexpr bool kEvenB = even_strips(Shape::bk, Shape::bn);
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
   int tiles_m = 1, tiles_n = 1;
-  int level = 0;                          // team scratch level
-  bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
+  int level = 0;                            // team scratch level
+  bool strips_a = false, strips_b = false;  // A's, B's strips are aligned for one load each
 
   KOKKOS_INLINE_FUNCTION int bm() const {
     if constexpr (Shape::fixed) return Shape::bm;
@@ -118,10 +130,11 @@ struct RegisterTiledGemm {
     return sizeof(Scalar) * (kResident ? 2 * panels : panels + std::size_t(bm) * bn) + kAlign;
   }
 
-  /// Whether each of `team` threads can stage its share of both panels in kStage registers.
+  /// Whether each of `team` threads can stage its share of both panels in the registers a tile
+  /// that is not compiled in has for them.
   static bool shares_fit(int bm, int bn, int bk, int team) {
-    return ceil_div(std::int64_t(bm) * bk, team) <= kStage &&
-           ceil_div(std::int64_t(bk) * bn, team) <= kStage;
+    return ceil_div(std::int64_t(bm) * bk, team) <= stage_size(0, 0) &&
+           ceil_div(std::int64_t(bk) * bn, team) <= stage_size(0, 0);
   }
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
@@ -133,8 +146,8 @@ struct RegisterTiledGemm {
                              ceil_div(g.m(), t.bm),
                              ceil_div(g.n(), t.bn),
                              cfg.scratch_level,
-                             g.a.runs_aligned(4),
-                             g.b.runs_aligned(4)};
+                             g.a.runs_aligned(kStrip),
+                             g.b.runs_aligned(kStrip)};
     Policy policy(kernel.tiles_m * kernel.tiles_n, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::register_tiled",
@@ -226,12 +239,13 @@ struct RegisterTiledGemm {
       const int i = row0 + (along_cols ? line : pos), j = col0 + (along_cols ? pos : line);
       return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
     }
-    KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
+    using Strip = Vec<Scalar, kStrip>;
+    KOKKOS_INLINE_FUNCTION void put_strip(int line, int pos, const Strip& q) const {
       if (dst_along_lines()) {
-        *reinterpret_cast<Quad<Scalar>*>(&at(line, pos)) = q;
+        *reinterpret_cast<Strip*>(&at(line, pos)) = q;
       } else {
         TILEMM_UNROLL
-        for (int i = 0; i < 4; ++i) at(line, pos + i) = q.v[i];
+        for (int i = 0; i < kStrip; ++i) at(line, pos + i) = q.v[i];
       }
     }
   };
@@ -244,57 +258,62 @@ struct RegisterTiledGemm {
   }
 
   /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
-  /// has at most kStage elements), 4 neighbours a load when the panel lies inside op(X) and its
-  /// runs of 4 are aligned; `quad_walk` is where this thread's walk over such a panel starts,
-  /// made once before the K loop: made in the loop, its divisions by run-time extents would be
-  /// done again for every K block. Returns whether the panel was read by quads, for deposit().
-  template <class Op>
-  KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool quads_ok, const Panel& p, int rank,
-                                    const Walk& quad_walk, Scalar (&stage)[kStage]) const {
-    const bool quads = quads_ok && p.length % 4 == 0 && p.inside(x);
-    if (quads) {
+  /// has at most N elements), a strip (16 bytes) a load when the panel lies inside op(X) and its
+  /// strips are aligned (a double panel read 32 bytes a thread would have its sectors requested
+  /// twice, by the two halves of each warp's loads); `strip_walk` is where this thread's walk over
+  /// such a panel starts, made once before the K loop: made in the loop, its divisions by run-time
+  /// extents would be done again for every K block. Returns whether the panel was read by strips,
+  /// for deposit().
+  template <bool kEven, int N, class Op>
+  KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool strips_ok, const Panel& p, int rank,
+                                    const Walk& strip_walk, Scalar (&stage)[N]) const {
+    const bool strips = strips_ok && p.length % kStrip == 0 && p.inside(x);
+    if (strips) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
-      Walk w = quad_walk;
+      Walk w = strip_walk;
       TILEMM_UNROLL
-      for (int s = 0; s < kStage / 4; ++s, w.next()) {
-        if (w.more()) {
-          const Quad<Scalar> q = *reinterpret_cast<const Quad<Scalar>*>(
+      for (int s = 0; s < N / kStrip; ++s, w.next()) {
+        if (kEven || w.more()) {
+          const auto q = *reinterpret_cast<const typename Panel::Strip*>(
               origin + std::ptrdiff_t(w.line) * ld + w.pos());
           TILEMM_UNROLL
-          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
+          for (int i = 0; i < kStrip; ++i) stage[kStrip * s + i] = q.v[i];
         }
       }
     } else {
       Walk w = p.walk(rank, threads(), 1);
       TILEMM_UNROLL
-      for (int s = 0; s < kStage; ++s, w.next()) {
+      for (int s = 0; s < N; ++s, w.next()) {
         if (w.more()) stage[s] = p.value(x, w.line, w.pos());
       }
     }
-    return quads;
+    return strips;
   }
 
   /// ... and from registers to scratch, by the same walk. (v2 made every element's walk before
   /// the K loop; the compiler then kept each position in registers for the whole loop: 128 -> 228
-  /// registers a thread for float 8x8. A quad walk's start is two numbers.)
-  KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank, const Walk& quad_walk,
-                                      const Scalar (&stage)[kStage]) const {
-    if (quads) {
-      Walk w = quad_walk;
+  /// registers a thread for float 8x8. A strip walk's start is two numbers.)
+  /// (Its stores keep the check even when the shares are even: without it, nvcc spilled float
+  /// 128x128x16/8x8 at its 128 registers.)
+  template <int N>
+  KOKKOS_INLINE_FUNCTION void deposit(bool strips, const Panel& p, int rank, const Walk& strip_walk,
+                                      const Scalar (&stage)[N]) const {
+    if (strips) {
+      Walk w = strip_walk;
       TILEMM_UNROLL
-      for (int s = 0; s < kStage / 4; ++s, w.next()) {
+      for (int s = 0; s < N / kStrip; ++s, w.next()) {
         if (w.more()) {
-          Quad<Scalar> q;
+          typename Panel::Strip q;
           TILEMM_UNROLL
-          for (int i = 0; i < 4; ++i) q.v[i] = stage[4 * s + i];
-          p.put_quad(w.line, w.pos(), q);
+          for (int i = 0; i < kStrip; ++i) q.v[i] = stage[kStrip * s + i];
+          p.put_strip(w.line, w.pos(), q);
         }
       }
     } else {
       Walk w = p.walk(rank, threads(), 1);
       TILEMM_UNROLL
-      for (int s = 0; s < kStage; ++s, w.next()) {
+      for (int s = 0; s < N; ++s, w.next()) {
         if (w.more()) p.at(w.line, w.pos()) = stage[s];
       }
     }
@@ -326,16 +345,19 @@ struct RegisterTiledGemm {
   }
 
   /// Where thread tile t lies in the team's tile: its first row and column, and the distance
-  /// between its 4-wide strips (resident: interleaved with the other threads; shared: contiguous).
+  /// between its strips of kStrip rows (columns). Shared: contiguous. Resident: interleaved with
+  /// the other threads' strips, so that neighbouring threads read neighbouring 16-byte words of
+  /// scratch. (Warp tiling, each warp a 4 x 8 grid of thread tiles, gave no gain: perf/LOG.md v6.)
   struct Place {
     int m, n, stride_m, stride_n;
   };
   KOKKOS_INLINE_FUNCTION Place place(int t) const {
     const int threads_n = bn() / TN;
     if constexpr (kResident) {
-      return {4 * (t / threads_n), 4 * (t % threads_n), 4 * (bm() / TM), 4 * (bn() / TN)};
+      return {kStrip * (t / threads_n), kStrip * (t % threads_n), kStrip * (bm() / TM),
+              kStrip * threads_n};
     } else {
-      return {TM * (t / threads_n), TN * (t % threads_n), 4, 4};
+      return {TM * (t / threads_n), TN * (t % threads_n), kStrip, kStrip};
     }
   }
 
@@ -344,23 +366,26 @@ struct RegisterTiledGemm {
                                             const Scalar* Bs, const Place& p, int kk) const {
     const int lda = bm() + kPad, ldb = bn() + kPad;
     Scalar a[TM], b[TN];
-    if constexpr (!kQuadReads) {
+    if constexpr (!kStripReads) {
       TILEMM_UNROLL
-      for (int i = 0; i < TM; ++i) a[i] = As[kk * lda + (i / 4) * p.stride_m + p.m + i % 4];
+      for (int i = 0; i < TM; ++i)
+        a[i] = As[kk * lda + (i / kStrip) * p.stride_m + p.m + i % kStrip];
       TILEMM_UNROLL
-      for (int j = 0; j < TN; ++j) b[j] = Bs[kk * ldb + (j / 4) * p.stride_n + p.n + j % 4];
+      for (int j = 0; j < TN; ++j)
+        b[j] = Bs[kk * ldb + (j / kStrip) * p.stride_n + p.n + j % kStrip];
     } else {
+      using Strip = Vec<Scalar, kStrip>;
       TILEMM_UNROLL
-      for (int s = 0; s < TM / 4; ++s) {
-        const auto q = *reinterpret_cast<const Quad<Scalar>*>(As + kk * lda + s * p.stride_m + p.m);
+      for (int s = 0; s < TM / kStrip; ++s) {
+        const auto v = *reinterpret_cast<const Strip*>(As + kk * lda + s * p.stride_m + p.m);
         TILEMM_UNROLL
-        for (int i = 0; i < 4; ++i) a[4 * s + i] = q.v[i];
+        for (int i = 0; i < kStrip; ++i) a[kStrip * s + i] = v.v[i];
       }
       TILEMM_UNROLL
-      for (int s = 0; s < TN / 4; ++s) {
-        const auto q = *reinterpret_cast<const Quad<Scalar>*>(Bs + kk * ldb + s * p.stride_n + p.n);
+      for (int s = 0; s < TN / kStrip; ++s) {
+        const auto v = *reinterpret_cast<const Strip*>(Bs + kk * ldb + s * p.stride_n + p.n);
         TILEMM_UNROLL
-        for (int j = 0; j < 4; ++j) b[4 * s + j] = q.v[j];
+        for (int j = 0; j < kStrip; ++j) b[kStrip * s + j] = v.v[j];
       }
     }
     TILEMM_UNROLL
@@ -392,10 +417,10 @@ struct RegisterTiledGemm {
     const int M = g.m(), N = g.n();
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
-      const int row = row0 + p.m + (i / 4) * p.stride_m + i % 4;
+      const int row = row0 + p.m + (i / kStrip) * p.stride_m + i % kStrip;
       TILEMM_UNROLL
       for (int j = 0; j < TN; ++j) {
-        const int col = col0 + p.n + (j / 4) * p.stride_n + j % 4;
+        const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
         if (row < M && col < N) scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
       }
     }
@@ -420,13 +445,13 @@ struct RegisterTiledGemm {
       const int rank = team.team_rank();
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
-      Scalar stage_a[kStage], stage_b[kStage];
-      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
-      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
-      bool quads_in_a = fetch(g.a, quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      bool quads_in_b = fetch(g.b, quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
-      deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      Scalar stage_a[kStageA], stage_b[kStageB];
+      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), kStrip);
+      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), kStrip);
+      bool strips_in_a = fetch<kEvenA>(g.a, strips_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      bool strips_in_b = fetch<kEvenB>(g.b, strips_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      deposit(strips_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      deposit(strips_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
       team.team_barrier();
       for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
         const bool next = k0 + bk() < K;
@@ -434,15 +459,15 @@ struct RegisterTiledGemm {
         if (next) {  // global loads in flight while the thread tile is updated
           const Panel a = a_panel(As + other, row0, k0 + bk());
           const Panel b = b_panel(Bs + other, k0 + bk(), col0);
-          quads_in_a = fetch(g.a, quads_a, a, rank, walk_a, stage_a);
-          quads_in_b = fetch(g.b, quads_b, b, rank, walk_b, stage_b);
+          strips_in_a = fetch<kEvenA>(g.a, strips_a, a, rank, walk_a, stage_a);
+          strips_in_b = fetch<kEvenB>(g.b, strips_b, b, rank, walk_b, stage_b);
         }
         multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
           // Panels made again rather than kept across the multiply: kept, they cost double 8x8
           // registers it does not have (spills, by the ptxas report).
-          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
-          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
+          deposit(strips_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
+          deposit(strips_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
         }
         team.team_barrier();
       }
@@ -529,8 +554,8 @@ struct RegisterTiled {
     }
   }
   /// The resident schedule when the team has one thread per thread tile and the tile is compiled in
-  /// or each thread can stage its share of the panels in kStage registers; the shared schedule
-  /// otherwise.
+  /// or each thread can stage its share of the panels in registers (shares_fit); the shared
+  /// schedule otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, F&& f) {
     using Resident = Kernel<4, 4, true>;
