@@ -47,6 +47,10 @@ template <class Scalar, int W>
 struct alignas(W * sizeof(Scalar)) Vec {
   Scalar v[W];
 };
+/// Four: the unit in which panels are fetched (a double quad is two 16-byte loads; fetched 16 bytes
+/// a load instead, double ran 4% slower: perf/LOG.md v6).
+template <class Scalar>
+using Quad = Vec<Scalar, 4>;
 
 /// A team tile BM x BN x BK fixed at compile time, or (all zero) taken from the launch. Fixed, the
 /// K block's loop unrolls with constant scratch offsets and each thread's share of a panel is
@@ -87,24 +91,24 @@ struct RegisterTiledGemm {
   static constexpr int kStrip = kOnCpu ? 4 : int(16 / sizeof(Scalar));
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
   // Resident: the most elements of a panel rows x cols that one thread stages in registers; a
-  // fixed tile's share exactly (a multiple of 4, whole strips). When the panel's strips divide
+  // fixed tile's share exactly (a multiple of 4, for Quad loads). When the panel's quads divide
   // evenly among the team, every thread has its full share of them and need not check.
   static constexpr int stage_size(int rows, int cols) {
     return Shape::fixed ? ((rows * cols + kTeam - 1) / std::max(kTeam, 1) + 3) / 4 * 4 : 8;
   }
-  static constexpr bool even_strips(int rows, int cols) {
-    return Shape::fixed && (rows * cols) % (kStrip * std::max(kTeam, 1)) == 0;
+  static constexpr bool even_quads(int rows, int cols) {
+    return Shape::fixed && (rows * cols) % (4 * std::max(kTeam, 1)) == 0;
   }
   static constexpr int kStageA = stage_size(Shape::bm, Shape::bk);
   static constexpr int kStageB = stage_size(Shape::bk, Shape::bn);
-  static constexpr bool kEvenA = even_strips(Shape::bm, Shape::bk);
-  static constexpr bool kEvenB = even_strips(Shape::bk, Shape::bn);
+  static constexpr bool kEvenA = even_quads(Shape::bm, Shape::bk);
+  static constexpr bool kEvenB = even_quads(Shape::bk, Shape::bn);
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
   int tiles_m = 1, tiles_n = 1;
-  int level = 0;                            // team scratch level
-  bool strips_a = false, strips_b = false;  // A's, B's strips are aligned for one load each
+  int level = 0;                          // team scratch level
+  bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
 
   KOKKOS_INLINE_FUNCTION int bm() const {
     if constexpr (Shape::fixed) return Shape::bm;
@@ -146,8 +150,8 @@ struct RegisterTiledGemm {
                              ceil_div(g.m(), t.bm),
                              ceil_div(g.n(), t.bn),
                              cfg.scratch_level,
-                             g.a.runs_aligned(kStrip),
-                             g.b.runs_aligned(kStrip)};
+                             g.a.runs_aligned(4),
+                             g.b.runs_aligned(4)};
     Policy policy(kernel.tiles_m * kernel.tiles_n, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::register_tiled",
@@ -239,13 +243,12 @@ struct RegisterTiledGemm {
       const int i = row0 + (along_cols ? line : pos), j = col0 + (along_cols ? pos : line);
       return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
     }
-    using Strip = Vec<Scalar, kStrip>;
-    KOKKOS_INLINE_FUNCTION void put_strip(int line, int pos, const Strip& q) const {
+    KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
       if (dst_along_lines()) {
-        *reinterpret_cast<Strip*>(&at(line, pos)) = q;
+        *reinterpret_cast<Quad<Scalar>*>(&at(line, pos)) = q;
       } else {
         TILEMM_UNROLL
-        for (int i = 0; i < kStrip; ++i) at(line, pos + i) = q.v[i];
+        for (int i = 0; i < 4; ++i) at(line, pos + i) = q.v[i];
       }
     }
   };
@@ -258,27 +261,25 @@ struct RegisterTiledGemm {
   }
 
   /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
-  /// has at most N elements), a strip (16 bytes) a load when the panel lies inside op(X) and its
-  /// strips are aligned (a double panel read 32 bytes a thread would have its sectors requested
-  /// twice, by the two halves of each warp's loads); `strip_walk` is where this thread's walk over
-  /// such a panel starts, made once before the K loop: made in the loop, its divisions by run-time
-  /// extents would be done again for every K block. Returns whether the panel was read by strips,
-  /// for deposit().
+  /// has at most N elements), 4 neighbours a load when the panel lies inside op(X) and its runs of
+  /// 4 are aligned; `quad_walk` is where this thread's walk over such a panel starts, made once
+  /// before the K loop: made in the loop, its divisions by run-time extents would be done again
+  /// for every K block. Returns whether the panel was read by quads, for deposit().
   template <bool kEven, int N, class Op>
-  KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool strips_ok, const Panel& p, int rank,
-                                    const Walk& strip_walk, Scalar (&stage)[N]) const {
-    const bool strips = strips_ok && p.length % kStrip == 0 && p.inside(x);
-    if (strips) {
+  KOKKOS_INLINE_FUNCTION bool fetch(const Op& x, bool quads_ok, const Panel& p, int rank,
+                                    const Walk& quad_walk, Scalar (&stage)[N]) const {
+    const bool quads = quads_ok && p.length % 4 == 0 && p.inside(x);
+    if (quads) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
-      Walk w = strip_walk;
+      Walk w = quad_walk;
       TILEMM_UNROLL
-      for (int s = 0; s < N / kStrip; ++s, w.next()) {
+      for (int s = 0; s < N / 4; ++s, w.next()) {
         if (kEven || w.more()) {
-          const auto q = *reinterpret_cast<const typename Panel::Strip*>(
+          const auto q = *reinterpret_cast<const Quad<Scalar>*>(
               origin + std::ptrdiff_t(w.line) * ld + w.pos());
           TILEMM_UNROLL
-          for (int i = 0; i < kStrip; ++i) stage[kStrip * s + i] = q.v[i];
+          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
         }
       }
     } else {
@@ -288,26 +289,26 @@ struct RegisterTiledGemm {
         if (w.more()) stage[s] = p.value(x, w.line, w.pos());
       }
     }
-    return strips;
+    return quads;
   }
 
   /// ... and from registers to scratch, by the same walk. (v2 made every element's walk before
   /// the K loop; the compiler then kept each position in registers for the whole loop: 128 -> 228
-  /// registers a thread for float 8x8. A strip walk's start is two numbers.)
+  /// registers a thread for float 8x8. A quad walk's start is two numbers.)
   /// (Its stores keep the check even when the shares are even: without it, nvcc spilled float
   /// 128x128x16/8x8 at its 128 registers.)
   template <int N>
-  KOKKOS_INLINE_FUNCTION void deposit(bool strips, const Panel& p, int rank, const Walk& strip_walk,
+  KOKKOS_INLINE_FUNCTION void deposit(bool quads, const Panel& p, int rank, const Walk& quad_walk,
                                       const Scalar (&stage)[N]) const {
-    if (strips) {
-      Walk w = strip_walk;
+    if (quads) {
+      Walk w = quad_walk;
       TILEMM_UNROLL
-      for (int s = 0; s < N / kStrip; ++s, w.next()) {
+      for (int s = 0; s < N / 4; ++s, w.next()) {
         if (w.more()) {
-          typename Panel::Strip q;
+          Quad<Scalar> q;
           TILEMM_UNROLL
-          for (int i = 0; i < kStrip; ++i) q.v[i] = stage[kStrip * s + i];
-          p.put_strip(w.line, w.pos(), q);
+          for (int i = 0; i < 4; ++i) q.v[i] = stage[4 * s + i];
+          p.put_quad(w.line, w.pos(), q);
         }
       }
     } else {
@@ -446,12 +447,12 @@ struct RegisterTiledGemm {
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
       Scalar stage_a[kStageA], stage_b[kStageB];
-      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), kStrip);
-      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), kStrip);
-      bool strips_in_a = fetch<kEvenA>(g.a, strips_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      bool strips_in_b = fetch<kEvenB>(g.b, strips_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
-      deposit(strips_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      deposit(strips_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
+      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
+      bool quads_in_a = fetch<kEvenA>(g.a, quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      bool quads_in_b = fetch<kEvenB>(g.b, quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
       team.team_barrier();
       for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
         const bool next = k0 + bk() < K;
@@ -459,15 +460,15 @@ struct RegisterTiledGemm {
         if (next) {  // global loads in flight while the thread tile is updated
           const Panel a = a_panel(As + other, row0, k0 + bk());
           const Panel b = b_panel(Bs + other, k0 + bk(), col0);
-          strips_in_a = fetch<kEvenA>(g.a, strips_a, a, rank, walk_a, stage_a);
-          strips_in_b = fetch<kEvenB>(g.b, strips_b, b, rank, walk_b, stage_b);
+          quads_in_a = fetch<kEvenA>(g.a, quads_a, a, rank, walk_a, stage_a);
+          quads_in_b = fetch<kEvenB>(g.b, quads_b, b, rank, walk_b, stage_b);
         }
         multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
           // Panels made again rather than kept across the multiply: kept, they cost double 8x8
           // registers it does not have (spills, by the ptxas report).
-          deposit(strips_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
-          deposit(strips_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
+          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
+          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
         }
         team.team_barrier();
       }
