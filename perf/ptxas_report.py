@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 KERNEL = re.compile(r"(RegisterTiledGemm|TiledGemm)<Kokkos::(\w+), (\w+), Kokkos::(\w+)"
-                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?)?)?>")
+                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?(?:, (-?\d+))?)?)?>")
 
 
 def demangle(names):
@@ -40,16 +40,18 @@ def main(path):
         k = KERNEL.search(name)
         if not k:
             continue
-        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk = k.groups()
+        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops = k.groups()
         tile = f"{tm}x{tn}" if tm else "-"
         if bm and bm != "0":  # a team tile compiled in: BMxBNxBK/TMxTN
             tile = f"{bm}x{bn}x{bk}/{tile}"
+            if ops and ops != "-1":  # compiled for one pair of ops: NN, TN, NT or TT
+                tile += " " + "NT"[int(ops) & 1] + "NT"[int(ops) >> 1 & 1]
         schedule = {"true": "resident", "false": "shared", None: "-"}[resident]
         rows.add((kernel, space, scalar, layout, tile, schedule, int(regs), properties, smem))
-    print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':16} {'schedule':8} "
+    print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':19} {'schedule':8} "
           f"{'regs':>4}  stack / spills")
     for r in sorted(rows):
-        print(f"{r[0]:18} {r[1]:5} {r[2]:6} {r[3]:11} {r[4]:16} {r[5]:8} {r[6]:4}  {r[7]}")
+        print(f"{r[0]:18} {r[1]:5} {r[2]:6} {r[3]:11} {r[4]:19} {r[5]:8} {r[6]:4}  {r[7]}")
 
 
 if __name__ == "__main__":

@@ -266,10 +266,11 @@ INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
                          ::testing::Combine(::testing::Values("tiled", "register-tiled"),
                                             ::testing::Values(Layout::Right, Layout::Left)));
 
-// The tiles a GPU build compiles with fixed extents (register_tiled.hpp, with_fixed_tile), with the
-// backend's team size: on a GPU the resident schedule with 16-byte loads where a panel lies inside
-// the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68: interior, edge and
-// partial-K panels), scalar loads otherwise (257 x 130 x 33).
+// The tiles a GPU build compiles with fixed extents (register_tiled.hpp, with_fixed_tile;
+// LayoutRight's op NN runs a kernel compiled for it, the rest the one that reads the ops at run
+// time), with the backend's team size: on a GPU the resident schedule with 16-byte loads where a
+// panel lies inside the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68:
+// interior, edge and partial-K panels), scalar loads otherwise (257 x 130 x 33).
 TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
   // 128x128x16/8x8 is float's alone: two double buffers would pass a CUDA team's 48 KB of scratch.
   const std::vector<std::pair<const char*, std::vector<Precision>>> tiles = {

@@ -7,30 +7,39 @@
 
 namespace tilemm::kernels {
 
-/// op(X): a read-only matrix or its transpose, indexed as op(X)(row, col).
-template <class View>
+/// op(X): a read-only matrix or its transpose, indexed as op(X)(row, col). kTranspose 0 or 1 fixes
+/// the op at compile time (a kernel compiled for one op: no run-time choice left in its indexing);
+/// -1 leaves it to `transposed`.
+template <class View, int kTranspose = -1>
 struct OpView {
   View x;
   bool transposed = false;
+  KOKKOS_INLINE_FUNCTION bool is_transposed() const {
+    if constexpr (kTranspose < 0) {
+      return transposed;
+    } else {
+      return kTranspose == 1;
+    }
+  }
 
   using value_type = typename View::non_const_value_type;
 
   KOKKOS_INLINE_FUNCTION value_type operator()(int row, int col) const {
-    return transposed ? x(col, row) : x(row, col);
+    return is_transposed() ? x(col, row) : x(row, col);
   }
   KOKKOS_INLINE_FUNCTION int rows() const {
-    return static_cast<int>(transposed ? x.extent(1) : x.extent(0));
+    return static_cast<int>(is_transposed() ? x.extent(1) : x.extent(0));
   }
   KOKKOS_INLINE_FUNCTION int cols() const {
-    return static_cast<int>(transposed ? x.extent(0) : x.extent(1));
+    return static_cast<int>(is_transposed() ? x.extent(0) : x.extent(1));
   }
   /// The address of op(X)(row, col).
   KOKKOS_INLINE_FUNCTION const value_type* pointer(int row, int col) const {
-    return transposed ? &x(col, row) : &x(row, col);
+    return is_transposed() ? &x(col, row) : &x(row, col);
   }
   /// True when op(X)(row, col) and op(X)(row, col + 1) are neighbours in memory.
   KOKKOS_INLINE_FUNCTION bool contiguous_along_cols() const {
-    return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value != transposed;
+    return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value != is_transposed();
   }
   /// The distance in memory between X's lines (its rows when LayoutRight, its columns otherwise).
   KOKKOS_INLINE_FUNCTION int leading() const {

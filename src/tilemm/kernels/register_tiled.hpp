@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tilemm/kernels/gemm_operands.hpp"
@@ -63,10 +64,17 @@ struct TileShape {
 using RuntimeShape = TileShape<0, 0, 0>;
 
 template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
-          class Shape = RuntimeShape>
+          class Shape = RuntimeShape, int kOps = -1>
 struct RegisterTiledGemm {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+  /// The same kernel compiled for one pair of ops (bit 0: op(A) = A^T, bit 1: op(B) = B^T): the
+  /// panels' layouts are then known at compile time, and the selects between them leave the K
+  /// loop. kOps = -1 reads the ops at run time.
+  template <int Ops>
+  using WithOps = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, Ops>;
+  using OpA = OpView < typename Operands::const_matrix, kOps<0 ? -1 : (kOps & 1)>;
+  using OpB = OpView < typename Operands::const_matrix, kOps<0 ? -1 : (kOps >> 1) & 1>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
   /// for two teams a multiprocessor (65536 registers) when the accumulators take at most half of
@@ -253,11 +261,27 @@ struct RegisterTiledGemm {
     }
   };
 
+  /// op(A), op(B) as this kernel reads them.
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const {
+    if constexpr (kOps >= 0) {
+      return OpA{g.a.x, g.a.transposed};
+    } else {
+      return (g.a);  // a reference, not a copy
+    }
+  }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const {
+    if constexpr (kOps >= 0) {
+      return OpB{g.b.x, g.b.transposed};
+    } else {
+      return (g.b);  // a reference, not a copy
+    }
+  }
+
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
-    return Panel(dst, bm() + kPad, true, row0, k0, bm(), bk(), g.a.contiguous_along_cols());
+    return Panel(dst, bm() + kPad, true, row0, k0, bm(), bk(), op_a().contiguous_along_cols());
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* dst, int k0, int col0) const {
-    return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), g.b.contiguous_along_cols());
+    return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), op_b().contiguous_along_cols());
   }
 
   /// Resident schedule: this thread's share of the panel into registers (plan() checked that it
@@ -449,8 +473,8 @@ struct RegisterTiledGemm {
       Scalar stage_a[kStageA], stage_b[kStageB];
       const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
       const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
-      bool quads_in_a = fetch<kEvenA>(g.a, quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      bool quads_in_b = fetch<kEvenB>(g.b, quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+      bool quads_in_a = fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+      bool quads_in_b = fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
       deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
       deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
       team.team_barrier();
@@ -460,8 +484,8 @@ struct RegisterTiledGemm {
         if (next) {  // global loads in flight while the thread tile is updated
           const Panel a = a_panel(As + other, row0, k0 + bk());
           const Panel b = b_panel(Bs + other, k0 + bk(), col0);
-          quads_in_a = fetch<kEvenA>(g.a, quads_a, a, rank, walk_a, stage_a);
-          quads_in_b = fetch<kEvenB>(g.b, quads_b, b, rank, walk_b, stage_b);
+          quads_in_a = fetch<kEvenA>(op_a(), quads_a, a, rank, walk_a, stage_a);
+          quads_in_b = fetch<kEvenB>(op_b(), quads_b, b, rank, walk_b, stage_b);
         }
         multiply(acc, As + current, Bs + current, p);
         if (next) {  // the other buffer was last read before the previous barrier
@@ -482,8 +506,8 @@ struct RegisterTiledGemm {
           for (int j = 0; j < TN; ++j) Cs[t][i][j] = 0;
       }
       for (int k0 = 0; k0 < K; k0 += bk()) {
-        load(team, g.a, a_panel(As, row0, k0));
-        load(team, g.b, b_panel(Bs, k0, col0));
+        load(team, op_a(), a_panel(As, row0, k0));
+        load(team, op_b(), b_panel(Bs, k0, col0));
         team.team_barrier();
         for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
           Scalar acc[TM][TN];
@@ -531,17 +555,24 @@ struct RegisterTiled {
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
   /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml); returns whether.
+  /// LayoutRight's op NN (`ops` 0) runs the kernel compiled for it (WithOps<0>); other ops and
+  /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
+  /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
+  static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
-  static bool with_fixed_tile(const Tiling& t, F&& f) {
+  static bool with_fixed_tile(const Tiling& t, int ops, F&& f) {
     if constexpr (runs_on_cpu<ExecSpace>()) {
       return false;
     } else {
       bool found = false;
       const auto offer = [&](auto kernel) {
-        if (!found && t == decltype(kernel)::fixed_tile()) {
-          f(kernel);
-          found = true;
+        using General = decltype(kernel);
+        if (found || !(t == General::fixed_tile())) return;
+        found = true;
+        if constexpr (kCompiledOps) {
+          if (ops == 0) return f(typename General::template WithOps<0>{});
         }
+        f(kernel);
       };
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
@@ -558,11 +589,11 @@ struct RegisterTiled {
   /// or each thread can stage its share of the panels in registers (shares_fit); the shared
   /// schedule otherwise.
   template <class F>
-  static void with_kernel(const LaunchConfig& cfg, F&& f) {
+  static void with_kernel(const LaunchConfig& cfg, int ops, F&& f) {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
-      if (with_fixed_tile(t, f)) return;
+      if (with_fixed_tile(t, ops, f)) return;
       if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
     with_schedule<false>(t, f);
@@ -620,7 +651,7 @@ struct RegisterTiled {
                                          " does not divide the " + std::to_string(thread_tiles) +
                                          " thread tiles of tile " + t.to_string());
     }
-    with_kernel(cfg, [&](auto kernel) {
+    with_kernel(cfg, -1, [&](auto kernel) {  // any ops: the same launch
       using Launched = decltype(kernel);
       cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
       // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
@@ -634,7 +665,8 @@ struct RegisterTiled {
   }
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
-    with_kernel(cfg, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
+    const int ops = (g.a.transposed ? 1 : 0) | (g.b.transposed ? 2 : 0);
+    with_kernel(cfg, ops, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
   }
 };
 
