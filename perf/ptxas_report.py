@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 KERNEL = re.compile(r"(RegisterTiledGemm|TiledGemm)<Kokkos::(\w+), (\w+), Kokkos::(\w+)"
-                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?(?:, (-?\d+))?)?)?>")
+                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?(?:, (true|false))?)?)?>")
 
 
 def demangle(names):
@@ -40,12 +40,12 @@ def main(path):
         k = KERNEL.search(name)
         if not k:
             continue
-        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops = k.groups()
+        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops_nn = k.groups()
         tile = f"{tm}x{tn}" if tm else "-"
         if bm and bm != "0":  # a team tile compiled in: BMxBNxBK/TMxTN
             tile = f"{bm}x{bn}x{bk}/{tile}"
-            if ops and ops != "-1":  # compiled for one pair of ops: NN, TN, NT or TT
-                tile += " " + "NT"[int(ops) & 1] + "NT"[int(ops) >> 1 & 1]
+            if ops_nn == "true":  # compiled for op NN
+                tile += " NN"
         schedule = {"true": "resident", "false": "shared", None: "-"}[resident]
         rows.add((kernel, space, scalar, layout, tile, schedule, int(regs), properties, smem))
     print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':19} {'schedule':8} "

@@ -65,8 +65,9 @@ struct GemmOperands {
   using matrix = Kokkos::View<Scalar**, Layout, device_type>;
   using const_matrix = Kokkos::View<const Scalar**, Layout, device_type>;
 
-  OpView<const_matrix> a, b;  // op(A) is m x k, op(B) is k x n
-  matrix c;                   // m x n
+  using OpMatrix = OpView<const_matrix>;
+  OpMatrix a, b;  // op(A) is m x k, op(B) is k x n
+  matrix c;       // m x n
   Scalar alpha = 1, beta = 0;
 
   KOKKOS_INLINE_FUNCTION int m() const { return static_cast<int>(c.extent(0)); }

@@ -64,17 +64,15 @@ struct TileShape {
 using RuntimeShape = TileShape<0, 0, 0>;
 
 template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
-          class Shape = RuntimeShape, int kOps = -1>
+          class Shape = RuntimeShape, bool kOpsNN = false>
 struct RegisterTiledGemm {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
-  /// The same kernel compiled for one pair of ops (bit 0: op(A) = A^T, bit 1: op(B) = B^T): the
-  /// panels' layouts are then known at compile time, and the selects between them leave the K
-  /// loop. kOps = -1 reads the ops at run time.
-  template <int Ops>
-  using WithOps = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, Ops>;
-  using OpA = OpView < typename Operands::const_matrix, kOps<0 ? -1 : (kOps & 1)>;
-  using OpB = OpView < typename Operands::const_matrix, kOps<0 ? -1 : (kOps >> 1) & 1>;
+  /// The same kernel compiled for op(A) = A and op(B) = B (kOpsNN): the panels' layouts are then
+  /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
+  /// read at run time.
+  using WithOpsNN = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true>;
+  using OpN = OpView<typename Operands::const_matrix, 0>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
   /// for two teams a multiprocessor (65536 registers) when the accumulators take at most half of
@@ -101,8 +99,10 @@ struct RegisterTiledGemm {
   // Resident: the most elements of a panel rows x cols that one thread stages in registers; a
   // fixed tile's share exactly (a multiple of 4, for Quad loads). When the panel's quads divide
   // evenly among the team, every thread has its full share of them and need not check.
+  static constexpr int kRuntimeStage = 8;  // a tile that is not compiled in
   static constexpr int stage_size(int rows, int cols) {
-    return Shape::fixed ? ((rows * cols + kTeam - 1) / std::max(kTeam, 1) + 3) / 4 * 4 : 8;
+    return Shape::fixed ? ((rows * cols + kTeam - 1) / std::max(kTeam, 1) + 3) / 4 * 4
+                        : kRuntimeStage;
   }
   static constexpr bool even_quads(int rows, int cols) {
     return Shape::fixed && (rows * cols) % (4 * std::max(kTeam, 1)) == 0;
@@ -145,8 +145,8 @@ struct RegisterTiledGemm {
   /// Whether each of `team` threads can stage its share of both panels in the registers a tile
   /// that is not compiled in has for them.
   static bool shares_fit(int bm, int bn, int bk, int team) {
-    return ceil_div(std::int64_t(bm) * bk, team) <= stage_size(0, 0) &&
-           ceil_div(std::int64_t(bk) * bn, team) <= stage_size(0, 0);
+    return ceil_div(std::int64_t(bm) * bk, team) <= kRuntimeStage &&
+           ceil_div(std::int64_t(bk) * bn, team) <= kRuntimeStage;
   }
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
@@ -261,21 +261,17 @@ struct RegisterTiledGemm {
     }
   };
 
-  /// op(A), op(B) as this kernel reads them.
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const {
-    if constexpr (kOps >= 0) {
-      return OpA{g.a.x, g.a.transposed};
+  /// op(X) as this kernel reads it: with the op fixed at compile time, or `x` itself (a
+  /// reference, not a copy).
+  KOKKOS_INLINE_FUNCTION static decltype(auto) as_read(const typename Operands::OpMatrix& x) {
+    if constexpr (kOpsNN) {
+      return OpN{x.x};
     } else {
-      return (g.a);  // a reference, not a copy
+      return (x);
     }
   }
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const {
-    if constexpr (kOps >= 0) {
-      return OpB{g.b.x, g.b.transposed};
-    } else {
-      return (g.b);  // a reference, not a copy
-    }
-  }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const { return as_read(g.a); }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const { return as_read(g.b); }
 
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
     return Panel(dst, bm() + kPad, true, row0, k0, bm(), bk(), op_a().contiguous_along_cols());
@@ -555,12 +551,12 @@ struct RegisterTiled {
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
   /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml); returns whether.
-  /// LayoutRight's op NN (`ops` 0) runs the kernel compiled for it (WithOps<0>); other ops and
+  /// LayoutRight's op NN (`ops_nn`) runs the kernel compiled for it (WithOpsNN); other ops and
   /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
   /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
   static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
-  static bool with_fixed_tile(const Tiling& t, int ops, F&& f) {
+  static bool with_fixed_tile(const Tiling& t, bool ops_nn, F&& f) {
     if constexpr (runs_on_cpu<ExecSpace>()) {
       return false;
     } else {
@@ -570,7 +566,7 @@ struct RegisterTiled {
         if (found || !(t == General::fixed_tile())) return;
         found = true;
         if constexpr (kCompiledOps) {
-          if (ops == 0) return f(typename General::template WithOps<0>{});
+          if (ops_nn) return f(typename General::WithOpsNN{});
         }
         f(kernel);
       };
@@ -589,11 +585,11 @@ struct RegisterTiled {
   /// or each thread can stage its share of the panels in registers (shares_fit); the shared
   /// schedule otherwise.
   template <class F>
-  static void with_kernel(const LaunchConfig& cfg, int ops, F&& f) {
+  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, F&& f) {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
-      if (with_fixed_tile(t, ops, f)) return;
+      if (with_fixed_tile(t, ops_nn, f)) return;
       if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
     with_schedule<false>(t, f);
@@ -651,7 +647,7 @@ struct RegisterTiled {
                                          " does not divide the " + std::to_string(thread_tiles) +
                                          " thread tiles of tile " + t.to_string());
     }
-    with_kernel(cfg, -1, [&](auto kernel) {  // any ops: the same launch
+    with_kernel(cfg, false, [&](auto kernel) {  // any ops: the same launch
       using Launched = decltype(kernel);
       cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
       // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
@@ -665,8 +661,8 @@ struct RegisterTiled {
   }
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
-    const int ops = (g.a.transposed ? 1 : 0) | (g.b.transposed ? 2 : 0);
-    with_kernel(cfg, ops, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
+    const bool ops_nn = !g.a.transposed && !g.b.transposed;
+    with_kernel(cfg, ops_nn, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
   }
 };
 
