@@ -230,11 +230,14 @@ int concurrency() {
 // two threads, team size 2 runs the barriers between two real threads.
 TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   const auto& [kernel, layout] = GetParam();
-  const std::vector<std::string> tiles =
+  std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
                         : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8",
                                                    "24x40x5/4x4",  "16x24x6/4x8", "4x4x2/4x4",
                                                    "4x8x2/4x4"};  // the last two: resident
+  if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
+    tiles.insert(tiles.end(), {"24x64x20/12x32", "36x32x7/12x16"});  // the CPU's own
+  }
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
     ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";
@@ -302,6 +305,28 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
   }
 }
 
+// The CPU's default tiles (a team of one thread, rows of vector registers where the compiler has
+// vector types), in both precisions: several tiles, K blocks and edges in every direction, op(A)
+// read from either order of its panel (op N and T).
+TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
+  if (!kernels::runs_on_cpu<TestSpace>()) GTEST_SKIP() << "CPU tiles";
+  for (const auto& [tile, precision] : {std::make_pair("48x64x32/12x32", Precision::Float),
+                                        std::make_pair("48x64x16/12x16", Precision::Double)}) {
+    for (const Layout layout : {Layout::Right, Layout::Left}) {
+      for (int op = 0; op < 4; ++op) {
+        check_case({"register-tiled",
+                    {101, 150, 77},
+                    layout,
+                    op & 1 ? Trans::T : Trans::N,
+                    op & 2 ? Trans::T : Trans::N,
+                    precision,
+                    {1.5, -0.5},
+                    {Tiling::parse(tile), 1}});
+      }
+    }
+  }
+}
+
 // With two or more threads, OpenMP must give the team kernels teams of two threads: otherwise the
 // team tests above would never have run a barrier between threads.
 TEST(TeamKernelLimits, TeamsAboveOneWhenThreadsAllow) {
@@ -334,6 +359,9 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
   }
   EXPECT_FALSE(fits("register-tiled", Tiling{16, 16, 8, 4, 4}, 3)) << "3 does not divide 16";
   EXPECT_FALSE(fits("tiled", Tiling{16, 16, 8, 4, 4}, 1)) << "tiled takes no thread tile";
+  // 12-row thread tiles are compiled for CPUs alone.
+  EXPECT_EQ(fits("register-tiled", Tiling{24, 64, 8, 12, 32}, 1),
+            kernels::runs_on_cpu<TestSpace>());
 }
 
 // A race shows as results that differ between runs of the same inputs.

@@ -25,8 +25,10 @@
 // - shared (fewer threads than thread tiles, or shares too large to stage in registers; a team of
 //   one thread on a CPU core, as in GotoBLAS): each thread tile is contiguous, so that a row of it
 //   fills vector registers, and its accumulators wait in scratch (Cs) between K blocks. That costs
-//   2 TM TN scratch accesses per BK TM TN multiply-adds, so BK is large on CPUs (256) and the
-//   panels live in level-1 scratch.
+//   2 TM TN scratch accesses per BK TM TN multiply-adds, so BK is large on CPUs (128, 256) and the
+//   panels live in level-1 scratch. On a CPU a row of a thread tile is held as vector registers
+//   (host_vector.hpp), and the A panel keeps op(A)'s memory order: a value of A is read alone, so
+//   it need not be transposed.
 //
 // Teams visit the tiles of C in bands of kBand tile-rows, column by column within a band, so that
 // the panels of B a band needs are still in cache when its next tile-row reads them.
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "tilemm/kernels/gemm_operands.hpp"
+#include "tilemm/kernels/host_vector.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -96,6 +99,14 @@ struct RegisterTiledGemm {
   // one).
   static constexpr int kStrip = kOnCpu ? 4 : int(16 / sizeof(Scalar));
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
+  // Shared schedule on a CPU: a row of a thread tile is whole vector registers (host_vector.hpp)
+  // where the compiler has vector types and the row fills them.
+#ifdef TILEMM_HOST_VECTORS
+  static constexpr int kLanes = kOnCpu ? HostVector<Scalar>::lanes : 1;
+#else
+  static constexpr int kLanes = 1;
+#endif
+  static constexpr bool kVectorRows = !kResident && kLanes > 1 && TN % kLanes == 0;
   // Resident: the most elements of a panel rows x cols that one thread stages in registers; a
   // fixed tile's share exactly (a multiple of 4, for Quad loads). When the panel's quads divide
   // evenly among the team, every thread has its full share of them and need not check.
@@ -131,14 +142,18 @@ struct RegisterTiledGemm {
     return BK;
   }
   /// The tile a fixed Shape compiles in.
-  static Tiling fixed_tile() { return {Shape::bm, Shape::bn, Shape::bk, TM, TN}; }
+  static Tiling fixed_tile() {
+    return {Shape::bm, Shape::bn, Shape::bk, TM, TN};
+  }
   /// Resident schedule: a thread per thread tile.
-  KOKKOS_INLINE_FUNCTION int threads() const { return (bm() / TM) * (bn() / TN); }
+  KOKKOS_INLINE_FUNCTION int threads() const {
+    return (bm() / TM) * (bn() / TN);
+  }
 
   /// Team scratch: As and Bs twice (resident: double-buffered), or once with Cs (shared), and room
   /// to align the base.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int bm, int bn, int bk) {
-    const std::size_t panels = std::size_t(bk) * ((bm + kPad) + (bn + kPad));
+    const std::size_t panels = a_panel_size<std::size_t>(bm, bk) + std::size_t(bk) * (bn + kPad);
     return sizeof(Scalar) * (kResident ? 2 * panels : panels + std::size_t(bm) * bn) + kAlign;
   }
 
@@ -270,11 +285,31 @@ struct RegisterTiledGemm {
       return (x);
     }
   }
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const { return as_read(g.a); }
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const { return as_read(g.b); }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const {
+    return as_read(g.a);
+  }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const {
+    return as_read(g.b);
+  }
 
+  /// The A panel is transposed in scratch, so that a column of it is contiguous for a GPU thread's
+  /// strips; a CPU's vector rows (kVectorRows) read it a scalar at a time, from either order, so
+  /// there it keeps op(A)'s memory order and is copied without transposing: rows of op(A) when
+  /// they are contiguous.
+  KOKKOS_INLINE_FUNCTION bool a_rows_in_scratch() const {
+    return kVectorRows && op_a().contiguous_along_cols();
+  }
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
-    return Panel(dst, bm() + kPad, true, row0, k0, bm(), bk(), op_a().contiguous_along_cols());
+    const bool rows = a_rows_in_scratch();
+    return Panel(dst, rows ? bk() + kPad : bm() + kPad, !rows, row0, k0, bm(), bk(),
+                 op_a().contiguous_along_cols());
+  }
+  /// Scalars of scratch for the A panel in either order (Int: size_t where a launch is checked,
+  /// int in the kernel, whose 32-bit offsets take fewer registers).
+  template <class Int>
+  KOKKOS_INLINE_FUNCTION static Int a_panel_size(Int bm, Int bk) {
+    const Int transposed = bk * (bm + kPad), rows = bm * (bk + kPad);
+    return kVectorRows && rows > transposed ? rows : transposed;
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* dst, int k0, int col0) const {
     return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), op_b().contiguous_along_cols());
@@ -349,13 +384,17 @@ struct RegisterTiledGemm {
     if (p.inside(x)) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
-      for (int line = rank; line < p.lines; line += size) {
-        const Scalar* src = origin + std::ptrdiff_t(line) * ld;
-        if (p.dst_along_lines()) {
+      if (p.dst_along_lines()) {
+        for (int line = rank; line < p.lines; line += size) {
+          const Scalar* src = origin + std::ptrdiff_t(line) * ld;
           Scalar* dst = &p.at(line, 0);
           for (int pos = 0; pos < p.length; ++pos) dst[pos] = src[pos];
-        } else {
-          for (int pos = 0; pos < p.length; ++pos) p.at(line, pos) = src[pos];
+        }
+      } else {
+        for (int pos = rank; pos < p.length; pos += size) {
+          const Scalar* src = origin + pos;
+          Scalar* dst = &p.at(0, pos);
+          for (int line = 0; line < p.lines; ++line) dst[line] = src[std::ptrdiff_t(line) * ld];
         }
       }
     } else {
@@ -416,9 +455,55 @@ struct RegisterTiledGemm {
     }
   }
 
+#ifdef TILEMM_HOST_VECTORS
+  /// The outer products of one K block on a CPU core, a row of the thread tile in vector registers:
+  /// per step, TN / kLanes vector loads of B and a scalar of A for each row, broadcast from
+  /// scratch into that row's FMAs.
+  template <bool kRowsOfA>
+  void multiply_rows(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
+                     const Place& p) const {
+    using V = HostVector<Scalar>;
+    constexpr int kVectors = TN / kLanes;
+    typename V::type rows[TM][kVectors];
+    TILEMM_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      TILEMM_UNROLL
+      for (int v = 0; v < kVectors; ++v) rows[i][v] = V::load(&acc[i][kLanes * v]);
+    }
+    // A thread tile of the shared schedule is contiguous. Its value of A in row i at step kk:
+    // a[i * along_m] with a moved by along_k a step.
+    const int lda = kRowsOfA ? bk() + kPad : bm() + kPad, ldb = bn() + kPad;
+    const int along_m = kRowsOfA ? lda : 1, along_k = kRowsOfA ? 1 : lda;
+    const Scalar* a = As + p.m * along_m;
+    const Scalar* b = Bs + p.n;
+    for (int kk = 0; kk < bk(); ++kk, a += along_k, b += ldb) {
+      typename V::type b_row[kVectors];
+      TILEMM_UNROLL
+      for (int v = 0; v < kVectors; ++v) b_row[v] = V::load(b + kLanes * v);
+      TILEMM_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        const Scalar a_i = a[i * along_m];
+        TILEMM_UNROLL
+        for (int v = 0; v < kVectors; ++v) rows[i][v] += a_i * b_row[v];
+      }
+    }
+    TILEMM_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      TILEMM_UNROLL
+      for (int v = 0; v < kVectors; ++v) V::store(&acc[i][kLanes * v], rows[i][v]);
+    }
+  }
+#endif
+
   /// The outer products of one K block.
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
+#ifdef TILEMM_HOST_VECTORS
+    if constexpr (kVectorRows) {
+      return a_rows_in_scratch() ? multiply_rows<true>(acc, As, Bs, p)
+                                 : multiply_rows<false>(acc, As, Bs, p);
+    }
+#endif
     if constexpr (Shape::fixed) {
       // Unrolled 8 steps at a time, so that scratch offsets become constants of the instructions;
       // whole 16-step blocks would take more than 128 registers (float 8x8).
@@ -459,7 +544,7 @@ struct RegisterTiledGemm {
     // that As is in a GPU's shared memory, and each read of it would become a generic load.
     Scalar* As = reinterpret_cast<Scalar*>(
         raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
-    Scalar* Bs = As + bk() * (bm() + kPad);
+    Scalar* Bs = As + a_panel_size(bm(), bk());
     const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 
     if constexpr (kResident) {
@@ -533,6 +618,9 @@ struct RegisterTiled {
 
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
+  /// The CPU's own thread tiles, 12x16 and 12x32: 24 of AVX-512's 32 vector registers in double
+  /// and float respectively, and on a GPU 192 to 768 registers of accumulators a thread.
+  static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   template <bool kResident, class F>
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {
@@ -543,10 +631,15 @@ struct RegisterTiled {
       f(Kernel<8, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 16) {
       f(Kernel<8, 16, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == 16) {
+      if constexpr (kCpu) f(Kernel<12, 16, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == 32) {
+      if constexpr (kCpu) f(Kernel<12, 32, kResident>{});
     } else {
-      throw LaunchError("tile",
-                        "tile " + t.to_string() +
-                            ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, 8x16");
+      throw LaunchError("tile", "tile " + t.to_string() +
+                                    ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
+                                    "8x16" +
+                                    (kCpu ? ", 12x16, 12x32" : " (and on CPUs 12x16, 12x32)"));
     }
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
@@ -557,7 +650,7 @@ struct RegisterTiled {
   static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
   static bool with_fixed_tile(const Tiling& t, bool ops_nn, F&& f) {
-    if constexpr (runs_on_cpu<ExecSpace>()) {
+    if constexpr (kCpu) {
       return false;
     } else {
       bool found = false;
@@ -599,10 +692,12 @@ struct RegisterTiled {
   /// (a CPU thread; a GPU multiprocessor, 2048 threads of Kokkos' concurrency) a tile of C, no
   /// deeper than K rounded up to 8.
   /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
-  /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule), thread tiles
-  /// one 64-byte vector wide, panels 256 deep.
+  /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
+  /// types (host_vector.hpp), 12 rows of two AVX-512 registers (12x32 float, 12x16 double) and
+  /// the best of the 2-core machine's sweep (perf/LOG.md v8); without them, thread tiles one
+  /// 64-byte vector wide (v5).
   static Tiling default_tile(const Extents& e) {
-    constexpr bool cpu = runs_on_cpu<ExecSpace>();
+    constexpr bool cpu = kCpu;
     const std::vector<Tiling> candidates =
         !cpu
             ? (sizeof(Scalar) == 4
@@ -610,6 +705,12 @@ struct RegisterTiled {
                                          {64, 64, 16, 4, 4},
                                          {32, 32, 8, 4, 4}}
                    : std::vector<Tiling>{{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}})
+        : kHostVectors ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, 32},
+                                                                    {96, 128, 256, 12, 32},
+                                                                    {48, 64, 256, 12, 32}}
+                                              : std::vector<Tiling>{{192, 256, 128, 12, 16},
+                                                                    {96, 128, 128, 12, 16},
+                                                                    {48, 64, 128, 12, 16}})
         : sizeof(Scalar) == 4
             ? std::vector<Tiling>{{128, 256, 256, 8, 16},
                                   {64, 64, 256, 8, 16},
@@ -640,8 +741,7 @@ struct RegisterTiled {
     }
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
-    cfg.team_size =
-        request.team_size ? request.team_size : (runs_on_cpu<ExecSpace>() ? 1 : thread_tiles);
+    cfg.team_size = request.team_size ? request.team_size : (kCpu ? 1 : thread_tiles);
     if (thread_tiles % cfg.team_size != 0) {
       throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
                                          " does not divide the " + std::to_string(thread_tiles) +
@@ -654,7 +754,7 @@ struct RegisterTiled {
       // memory, so there the panels must fit level 0.
       const bool fits_level0 =
           cfg.scratch_bytes <= std::size_t(Launched::Policy::scratch_size_max(0));
-      cfg.scratch_level = (!fits_level0 && runs_on_cpu<ExecSpace>()) ? 1 : 0;
+      cfg.scratch_level = (!fits_level0 && kCpu) ? 1 : 0;
       check_team_launch(kernel, cfg);
     });
     return cfg;

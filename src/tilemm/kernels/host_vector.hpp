@@ -1,0 +1,53 @@
+// HostVector: a CPU vector register's worth of scalars, for the rows of a thread tile on a CPU.
+//
+// Written with arrays of scalars, the outer product's vector code is the compiler's choice, and
+// GCC 12 chose badly on AVX-512: it read a thread tile's column of A as one vector and broadcast
+// each value out of it with `vpermd`, which competes with the FMAs for their port (perf/LOG.md v5,
+// v8). Written with a vector type, each value of A goes from memory straight into its FMAs, and a
+// row of B is a whole register.
+//
+// Kokkos 4's Kokkos::Experimental::simd would serve; the Kokkos 3.4 that Debian 12 ships has none,
+// so these are GCC's and Clang's vector types. nvcc takes no vector types in host-device functions,
+// not even in those that only a CPU backend instantiates, so the CPU backends of a CUDA build go
+// without them (TILEMM_HOST_VECTORS undefined) and keep the scalar form.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
+    !defined(SYCL_LANGUAGE_VERSION)
+#define TILEMM_HOST_VECTORS 1
+#endif
+
+namespace tilemm::kernels {
+
+#ifdef TILEMM_HOST_VECTORS
+inline constexpr bool kHostVectors = true;
+
+/// The width of the target's vector registers. A wider vector type is not split into registers
+/// well: GCC 12 went through memory, four times slower (perf/LOG.md v8).
+inline constexpr int kHostVectorBytes =
+#if defined(__AVX512F__)
+    64;
+#elif defined(__AVX__)
+    32;
+#else
+    16;  // SSE2, NEON, VSX
+#endif
+
+template <class Scalar>
+struct HostVector {
+  typedef Scalar type __attribute__((vector_size(kHostVectorBytes)));
+  static constexpr int lanes = kHostVectorBytes / int(sizeof(Scalar));
+
+  /// Loads and stores need no alignment: scratch rows are padded by 16 bytes, not a vector.
+  static inline type load(const Scalar* from) {
+    type v;
+    __builtin_memcpy(&v, from, sizeof v);
+    return v;
+  }
+  static inline void store(Scalar* to, const type& v) { __builtin_memcpy(to, &v, sizeof v); }
+};
+#else
+inline constexpr bool kHostVectors = false;
+#endif
+
+}  // namespace tilemm::kernels
