@@ -309,19 +309,22 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
 // vector types), in both precisions: several tiles, K blocks and edges in every direction, op(A)
 // read from either order of its panel (op N and T).
 TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
-  if (!kernels::runs_on_cpu<TestSpace>()) GTEST_SKIP() << "CPU tiles";
-  for (const auto& [tile, precision] : {std::make_pair("48x64x32/12x32", Precision::Float),
-                                        std::make_pair("48x64x16/12x16", Precision::Double)}) {
-    for (const Layout layout : {Layout::Right, Layout::Left}) {
-      for (int op = 0; op < 4; ++op) {
-        check_case({"register-tiled",
-                    {101, 150, 77},
-                    layout,
-                    op & 1 ? Trans::T : Trans::N,
-                    op & 2 ? Trans::T : Trans::N,
-                    precision,
-                    {1.5, -0.5},
-                    {Tiling::parse(tile), 1}});
+  if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
+    GTEST_SKIP() << "CPU tiles";
+  } else {
+    for (const auto& [tile, precision] : {std::make_pair("48x64x32/12x32", Precision::Float),
+                                          std::make_pair("48x64x16/12x16", Precision::Double)}) {
+      for (const Layout layout : {Layout::Right, Layout::Left}) {
+        for (int op = 0; op < 4; ++op) {
+          check_case({"register-tiled",
+                      {101, 150, 77},
+                      layout,
+                      op & 1 ? Trans::T : Trans::N,
+                      op & 2 ? Trans::T : Trans::N,
+                      precision,
+                      {1.5, -0.5},
+                      {Tiling::parse(tile), 1}});
+        }
       }
     }
   }
