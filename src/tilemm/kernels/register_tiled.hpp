@@ -22,6 +22,8 @@
 //   The panels are double-buffered: each thread fetches its share of the next K block into
 //   registers before it multiplies the current one, so the loads are in flight during the
 //   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
+//   Compiled-in double tiles fetch a scalar at a time from an address worked out once (Share),
+//   with elements outside op(X) zero, so that their K loop has no checks and no second path.
 // - shared (fewer threads than thread tiles, or shares too large to stage in registers; a team of
 //   one thread on a CPU core, as in GotoBLAS): each thread tile is contiguous, so that a row of it
 //   fills vector registers, and its accumulators wait in scratch (Cs) between K blocks. That costs
@@ -122,6 +124,19 @@ struct RegisterTiledGemm {
   static constexpr int kStageB = stage_size(Shape::bk, Shape::bn);
   static constexpr bool kEvenA = even_quads(Shape::bm, Shape::bk);
   static constexpr bool kEvenB = even_quads(Shape::bk, Shape::bn);
+
+  // Resident double tiles compiled in copy their panels in shares (Share): a scalar a load, edges
+  // zero-filled, no checks or second path in the K loop (perf/LOG.md v10c: 1.05x-1.2x). Float keeps
+  // fetch()'s aligned quads: with one 4-byte scalar a load it ran at 0.94x. Each panel's lines,
+  // either way round, must divide the team.
+  static constexpr bool divides_team(int rows, int cols) {
+    return Shape::fixed && kTeam % rows == 0 && kTeam % cols == 0 && (rows * cols) % kTeam == 0;
+  }
+  static constexpr bool kShares = kResident && sizeof(Scalar) == 8 &&
+                                  divides_team(Shape::bm, Shape::bk) &&
+                                  divides_team(Shape::bk, Shape::bn);
+  static constexpr int kShareA = kShares ? Shape::bm * Shape::bk / std::max(kTeam, 1) : 1;
+  static constexpr int kShareB = kShares ? Shape::bk * Shape::bn / std::max(kTeam, 1) : 1;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
@@ -375,6 +390,60 @@ struct RegisterTiledGemm {
     }
   }
 
+  /// Resident schedule of a compiled-in tile (kShares): a thread's share of a panel, kN elements
+  /// at one position along the panel's lines (runs of neighbours in X's memory), on lines team /
+  /// length apart, so that neighbouring threads read neighbouring addresses. Its address and its
+  /// scratch offset are worked out once; a K block moves the address by a constant, and an element
+  /// outside op(X) is not read but zero, so the K loop needs no second path for the edges.
+  struct Share {
+    const Scalar* src;         // the first element, at the current K block
+    std::ptrdiff_t src_step;   // between the elements
+    std::ptrdiff_t k_step;     // the next K block
+    int dst, dst_step;         // scratch offsets: the first element, between the elements
+    int line, line_step, pos;  // the first element's line and position in the panel
+    int fixed_left;            // lines (positions, when K runs along lines) left in op(X)
+    bool k_along_lines;        // K runs along the panel's lines, not along its positions
+  };
+  /// `p` is the panel at K block 0; `fixed_left` the rows of op(A) (columns of op(B)) from the
+  /// panel's first on; `k_is_col`: K is op(X)'s column index (A) or row index (B).
+  template <class Op>
+  KOKKOS_INLINE_FUNCTION Share share(const Op& x, const Panel& p, int rank, int fixed_left,
+                                     bool k_is_col) const {
+    const int ld = x.leading(), per_line = threads() / p.length;
+    const int line = rank / p.length, pos = rank % p.length;
+    const bool k_along_lines = p.along_cols != k_is_col;
+    // op(X)(row0, col0) from the data pointer: no index of X is formed (K may be 0).
+    const std::ptrdiff_t origin =
+        p.along_cols ? std::ptrdiff_t(p.row0) * ld + p.col0 : std::ptrdiff_t(p.col0) * ld + p.row0;
+    return {x.x.data() + origin + std::ptrdiff_t(line) * ld + pos,
+            std::ptrdiff_t(per_line) * ld,
+            k_along_lines ? std::ptrdiff_t(bk()) * ld : std::ptrdiff_t(bk()),
+            line * p.dst_line + pos * p.dst_pos,
+            per_line * p.dst_line,
+            line,
+            per_line,
+            pos,
+            fixed_left,
+            k_along_lines};
+  }
+  /// The share's elements of the K block with `k_left` columns of op(A) (rows of op(B)) left, zero
+  /// outside op(X): all zero, and nothing read, past the last block.
+  template <int kN>
+  KOKKOS_INLINE_FUNCTION static void load(const Share& s, int k_left, Scalar (&stage)[kN]) {
+    const int lines_left = s.k_along_lines ? k_left : s.fixed_left;
+    const bool pos_inside = s.pos < (s.k_along_lines ? s.fixed_left : k_left);
+    TILEMM_UNROLL
+    for (int e = 0; e < kN; ++e) {
+      const bool inside = pos_inside && s.line + e * s.line_step < lines_left;
+      stage[e] = inside ? s.src[e * s.src_step] : Scalar(0);
+    }
+  }
+  template <int kN>
+  KOKKOS_INLINE_FUNCTION static void put(const Share& s, Scalar* panel, const Scalar (&stage)[kN]) {
+    TILEMM_UNROLL
+    for (int e = 0; e < kN; ++e) panel[s.dst + e * s.dst_step] = stage[e];
+  }
+
   /// Shared schedule: the whole team copies the panel, zero outside op(X). Inside, a line a
   /// thread, so that a CPU core copies it with vector instructions (on a GPU this schedule is the
   /// fallback for teams smaller than the tile's thread count; its reads are not coalesced).
@@ -547,7 +616,31 @@ struct RegisterTiledGemm {
     Scalar* Bs = As + a_panel_size(bm(), bk());
     const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 
-    if constexpr (kResident) {
+    if constexpr (kShares) {
+      const int rank = team.team_rank();
+      const Place p = place(rank);
+      Scalar acc[TM][TN] = {};
+      Scalar stage_a[kShareA], stage_b[kShareB];
+      Share a = share(op_a(), a_panel(As, row0, 0), rank, g.m() - row0, true);
+      Share b = share(op_b(), b_panel(Bs, 0, col0), rank, g.n() - col0, false);
+      load(a, K, stage_a);
+      load(b, K, stage_b);
+      put(a, As, stage_a);
+      put(b, Bs, stage_b);
+      team.team_barrier();
+      for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
+        const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
+        a.src += a.k_step;  // the next K block's loads in flight during the multiply-adds
+        b.src += b.k_step;
+        load(a, K - k0 - bk(), stage_a);
+        load(b, K - k0 - bk(), stage_b);
+        multiply(acc, As + current, Bs + current, p);
+        put(a, As + other, stage_a);  // last read before the previous barrier
+        put(b, Bs + other, stage_b);
+        team.team_barrier();
+      }
+      store(acc, row0, col0, p);
+    } else if constexpr (kResident) {
       const int rank = team.team_rank();
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
