@@ -616,59 +616,59 @@ struct RegisterTiledGemm {
     Scalar* Bs = As + a_panel_size(bm(), bk());
     const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 
-    if constexpr (kShares) {
+    if constexpr (kResident) {
       const int rank = team.team_rank();
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
-      Scalar stage_a[kShareA], stage_b[kShareB];
-      Share a = share(op_a(), a_panel(As, row0, 0), rank, g.m() - row0, true);
-      Share b = share(op_b(), b_panel(Bs, 0, col0), rank, g.n() - col0, false);
-      load(a, K, stage_a);
-      load(b, K, stage_b);
-      put(a, As, stage_a);
-      put(b, Bs, stage_b);
-      team.team_barrier();
-      for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
-        const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
-        a.src += a.k_step;  // the next K block's loads in flight during the multiply-adds
-        b.src += b.k_step;
-        load(a, K - k0 - bk(), stage_a);
-        load(b, K - k0 - bk(), stage_b);
-        multiply(acc, As + current, Bs + current, p);
-        put(a, As + other, stage_a);  // last read before the previous barrier
-        put(b, Bs + other, stage_b);
+      if constexpr (kShares) {
+        Scalar stage_a[kShareA], stage_b[kShareB];
+        Share a = share(op_a(), a_panel(As, row0, 0), rank, g.m() - row0, true);
+        Share b = share(op_b(), b_panel(Bs, 0, col0), rank, g.n() - col0, false);
+        load(a, K, stage_a);
+        load(b, K, stage_b);
+        put(a, As, stage_a);
+        put(b, Bs, stage_b);
         team.team_barrier();
-      }
-      store(acc, row0, col0, p);
-    } else if constexpr (kResident) {
-      const int rank = team.team_rank();
-      const Place p = place(rank);
-      Scalar acc[TM][TN] = {};
-      Scalar stage_a[kStageA], stage_b[kStageB];
-      const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
-      const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
-      bool quads_in_a = fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      bool quads_in_b = fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
-      deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-      deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
-      team.team_barrier();
-      for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
-        const bool next = k0 + bk() < K;
-        const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
-        if (next) {  // global loads in flight while the thread tile is updated
-          const Panel a = a_panel(As + other, row0, k0 + bk());
-          const Panel b = b_panel(Bs + other, k0 + bk(), col0);
-          quads_in_a = fetch<kEvenA>(op_a(), quads_a, a, rank, walk_a, stage_a);
-          quads_in_b = fetch<kEvenB>(op_b(), quads_b, b, rank, walk_b, stage_b);
+        for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
+          const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
+          a.src += a.k_step;  // the next K block's loads in flight during the multiply-adds
+          b.src += b.k_step;
+          load(a, K - k0 - bk(), stage_a);
+          load(b, K - k0 - bk(), stage_b);
+          multiply(acc, As + current, Bs + current, p);
+          put(a, As + other, stage_a);  // last read before the previous barrier
+          put(b, Bs + other, stage_b);
+          team.team_barrier();
         }
-        multiply(acc, As + current, Bs + current, p);
-        if (next) {  // the other buffer was last read before the previous barrier
-          // Panels made again rather than kept across the multiply: kept, they cost double 8x8
-          // registers it does not have (spills, by the ptxas report).
-          deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
-          deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
-        }
+      } else {
+        Scalar stage_a[kStageA], stage_b[kStageB];
+        const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
+        const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
+        bool quads_in_a =
+            fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+        bool quads_in_b =
+            fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+        deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+        deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
         team.team_barrier();
+        for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
+          const bool next = k0 + bk() < K;
+          const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
+          if (next) {  // global loads in flight while the thread tile is updated
+            const Panel a = a_panel(As + other, row0, k0 + bk());
+            const Panel b = b_panel(Bs + other, k0 + bk(), col0);
+            quads_in_a = fetch<kEvenA>(op_a(), quads_a, a, rank, walk_a, stage_a);
+            quads_in_b = fetch<kEvenB>(op_b(), quads_b, b, rank, walk_b, stage_b);
+          }
+          multiply(acc, As + current, Bs + current, p);
+          if (next) {  // the other buffer was last read before the previous barrier
+            // Panels made again rather than kept across the multiply: kept, they cost double 8x8
+            // registers it does not have (spills, by the ptxas report).
+            deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
+            deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
+          }
+          team.team_barrier();
+        }
       }
       store(acc, row0, col0, p);
     } else {
