@@ -273,7 +273,8 @@ INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
 // LayoutRight's op NN runs a kernel compiled for it, the rest the one that reads the ops at run
 // time), with the backend's team size: on a GPU the resident schedule with 16-byte loads where a
 // panel lies inside the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68:
-// interior, edge and partial-K panels), scalar loads otherwise (257 x 130 x 33).
+// interior, edge and partial-K panels), scalar loads otherwise (257 x 130 x 33); K shorter than
+// one K block (67 x 140 x 5) and K whole K blocks (130 x 129 x 16).
 TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
   // 128x128x16/8x8 is float's alone: two double buffers would pass a CUDA team's 48 KB of scratch.
   const std::vector<std::pair<const char*, std::vector<Precision>>> tiles = {
@@ -286,7 +287,8 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
       {"64x64x16/4x4", {Precision::Float, Precision::Double}},
       {"32x32x8/4x4", {Precision::Float, Precision::Double}}};
   for (const auto& [tile, precisions] : tiles) {
-    for (const Shape shape : {Shape{260, 132, 68}, Shape{257, 130, 33}}) {
+    for (const Shape shape :
+         {Shape{260, 132, 68}, Shape{257, 130, 33}, Shape{67, 140, 5}, Shape{130, 129, 16}}) {
       for (const Layout layout : {Layout::Right, Layout::Left}) {
         for (int op = 0; op < 4; ++op) {
           for (const Precision precision : precisions) {

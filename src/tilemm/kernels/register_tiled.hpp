@@ -22,8 +22,12 @@
 //   The panels are double-buffered: each thread fetches its share of the next K block into
 //   registers before it multiplies the current one, so the loads are in flight during the
 //   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
-//   Compiled-in double tiles fetch a scalar at a time from an address worked out once (Share),
-//   with elements outside op(X) zero, so that their K loop has no checks and no second path.
+//   Compiled-in double tiles fetch a scalar at a time from an address worked out once (Share).
+//   Their first K block starts before k = 0 and holds K's remainder, zero outside op(X), so that
+//   every later block is whole and its loads check only the M and N edges, by masks made once;
+//   and each K block's last step is multiplied after the barrier, its fragments already in
+//   registers, so that no thread waits at the barrier with multiply-adds still to issue (both as
+//   CUTLASS's SIMT GEMM does; perf/LOG.md v11).
 // - shared (fewer threads than thread tiles, or shares too large to stage in registers; a team of
 //   one thread on a CPU core, as in GotoBLAS): each thread tile is contiguous, so that a row of it
 //   fills vector registers, and its accumulators wait in scratch (Cs) between K blocks. That costs
@@ -135,6 +139,7 @@ struct RegisterTiledGemm {
   static constexpr bool kShares = kResident && sizeof(Scalar) == 8 &&
                                   divides_team(Shape::bm, Shape::bk) &&
                                   divides_team(Shape::bk, Shape::bn);
+  static_assert(!kShares || Shape::bk >= 2, "a K block's first and last steps are apart");
   static constexpr int kShareA = kShares ? Shape::bm * Shape::bk / std::max(kTeam, 1) : 1;
   static constexpr int kShareB = kShares ? Shape::bk * Shape::bn / std::max(kTeam, 1) : 1;
 
@@ -403,6 +408,10 @@ struct RegisterTiledGemm {
     int line, line_step, pos;  // the first element's line and position in the panel
     int fixed_left;            // lines (positions, when K runs along lines) left in op(X)
     bool k_along_lines;        // K runs along the panel's lines, not along its positions
+    // The next k. Placed second, with the second block's address as k_first * k_unit + k_step,
+    // the same kernel ran double 128x128x8/8x8 op NN at 0.85x with the same registers
+    // (perf/LOG.md v11): ptxas's schedule hangs on such details, so measure any change here.
+    std::ptrdiff_t k_unit;
   };
   /// `p` is the panel at K block 0; `fixed_left` the rows of op(A) (columns of op(B)) from the
   /// panel's first on; `k_is_col`: K is op(X)'s column index (A) or row index (B).
@@ -424,18 +433,36 @@ struct RegisterTiledGemm {
             per_line,
             pos,
             fixed_left,
-            k_along_lines};
+            k_along_lines,
+            k_along_lines ? std::ptrdiff_t(ld) : std::ptrdiff_t(1)};
   }
-  /// The share's elements of the K block with `k_left` columns of op(A) (rows of op(B)) left, zero
-  /// outside op(X): all zero, and nothing read, past the last block.
+  /// Whether element e of the share lies inside op(X) along M (A) or N (B).
+  KOKKOS_INLINE_FUNCTION static bool inside_fixed(const Share& s, int e) {
+    return s.k_along_lines ? s.pos < s.fixed_left : s.line + e * s.line_step < s.fixed_left;
+  }
+  /// Element e's k within its K block.
+  KOKKOS_INLINE_FUNCTION static int k_index(const Share& s, int e) {
+    return s.k_along_lines ? s.line + e * s.line_step : s.pos;
+  }
+  /// The first K block, which starts at k_first <= 0: zero outside op(X), before k = 0 included.
   template <int kN>
-  KOKKOS_INLINE_FUNCTION static void load(const Share& s, int k_left, Scalar (&stage)[kN]) {
-    const int lines_left = s.k_along_lines ? k_left : s.fixed_left;
-    const bool pos_inside = s.pos < (s.k_along_lines ? s.fixed_left : k_left);
+  KOKKOS_INLINE_FUNCTION static void load_first(const Share& s, int k_first, int K,
+                                                Scalar (&stage)[kN]) {
     TILEMM_UNROLL
     for (int e = 0; e < kN; ++e) {
-      const bool inside = pos_inside && s.line + e * s.line_step < lines_left;
-      stage[e] = inside ? s.src[e * s.src_step] : Scalar(0);
+      const int k = k_first + k_index(s, e);
+      const bool inside = inside_fixed(s, e) && k >= 0 && k < K;
+      stage[e] = inside ? s.src[e * s.src_step + k_first * s.k_unit] : Scalar(0);
+    }
+  }
+  /// A whole K block, inside op(X) along K: an element outside along M or N (mask `inside`) is
+  /// not read and keeps its stage, zero since load_first().
+  template <int kN>
+  KOKKOS_INLINE_FUNCTION static void load_whole(const Share& s, const bool (&inside)[kN],
+                                                Scalar (&stage)[kN]) {
+    TILEMM_UNROLL
+    for (int e = 0; e < kN; ++e) {
+      if (inside[e]) stage[e] = s.src[e * s.src_step];
     }
   }
   template <int kN>
@@ -490,11 +517,10 @@ struct RegisterTiledGemm {
     }
   }
 
-  /// acc += As[kk] (x) Bs[kk]: the outer product of step kk of a K block.
-  KOKKOS_INLINE_FUNCTION void multiply_step(Scalar (&acc)[TM][TN], const Scalar* As,
-                                            const Scalar* Bs, const Place& p, int kk) const {
+  /// a = As[kk][my rows], b = Bs[kk][my columns]: a thread's fragments of step kk of a K block.
+  KOKKOS_INLINE_FUNCTION void fragments(const Scalar* As, const Scalar* Bs, const Place& p, int kk,
+                                        Scalar (&a)[TM], Scalar (&b)[TN]) const {
     const int lda = bm() + kPad, ldb = bn() + kPad;
-    Scalar a[TM], b[TN];
     if constexpr (!kStripReads) {
       TILEMM_UNROLL
       for (int i = 0; i < TM; ++i)
@@ -517,11 +543,28 @@ struct RegisterTiledGemm {
         for (int j = 0; j < kStrip; ++j) b[kStrip * s + j] = v.v[j];
       }
     }
+  }
+  /// acc += a (x) b. In double on a GPU every other row runs its columns backwards, so that the
+  /// multiply-adds either side of a row's turn share b[j]: 1-3% faster (perf/LOG.md v11), as the
+  /// second can take it from the operand reuse cache; in float the same order spills.
+  KOKKOS_INLINE_FUNCTION static void outer_product(Scalar (&acc)[TM][TN], const Scalar (&a)[TM],
+                                                   const Scalar (&b)[TN]) {
+    constexpr bool serpentine = !kOnCpu && sizeof(Scalar) == 8;
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       TILEMM_UNROLL
-      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+      for (int step = 0; step < TN; ++step) {
+        const int j = serpentine && i % 2 == 1 ? TN - 1 - step : step;
+        acc[i][j] += a[i] * b[j];
+      }
     }
+  }
+  /// acc += As[kk] (x) Bs[kk]: the outer product of step kk of a K block.
+  KOKKOS_INLINE_FUNCTION void multiply_step(Scalar (&acc)[TM][TN], const Scalar* As,
+                                            const Scalar* Bs, const Place& p, int kk) const {
+    Scalar a[TM], b[TN];
+    fragments(As, Bs, p, kk, a, b);
+    outer_product(acc, a, b);
   }
 
 #ifdef TILEMM_HOST_VECTORS
@@ -624,21 +667,43 @@ struct RegisterTiledGemm {
         Scalar stage_a[kShareA], stage_b[kShareB];
         Share a = share(op_a(), a_panel(As, row0, 0), rank, g.m() - row0, true);
         Share b = share(op_b(), b_panel(Bs, 0, col0), rank, g.n() - col0, false);
-        load(a, K, stage_a);
-        load(b, K, stage_b);
+        // The first K block starts at k_first <= 0 and holds K's remainder, so that the later
+        // ones are whole. The sums still run in k order, from zeros.
+        const int blocks = (K + bk() - 1) / bk(), k_first = K - blocks * bk();
+        load_first(a, k_first, K, stage_a);
+        load_first(b, k_first, K, stage_b);
         put(a, As, stage_a);
         put(b, Bs, stage_b);
         team.team_barrier();
-        for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
+        bool inside_a[kShareA], inside_b[kShareB];  // read in whole blocks; none if there are none
+        TILEMM_UNROLL
+        for (int e = 0; e < kShareA; ++e) inside_a[e] = blocks > 1 && inside_fixed(a, e);
+        TILEMM_UNROLL
+        for (int e = 0; e < kShareB; ++e) inside_b[e] = blocks > 1 && inside_fixed(b, e);
+        a.src += std::ptrdiff_t(k_first + bk()) * a.k_unit;  // the second block
+        b.src += std::ptrdiff_t(k_first + bk()) * b.k_unit;
+        Scalar a_first[TM], b_first[TN], a_last[TM], b_last[TN];
+        fragments(As, Bs, p, 0, a_first, b_first);
+        for (int block = 0, buffer = 0; block < blocks; ++block, buffer ^= 1) {
           const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
-          a.src += a.k_step;  // the next K block's loads in flight during the multiply-adds
-          b.src += b.k_step;
-          load(a, K - k0 - bk(), stage_a);
-          load(b, K - k0 - bk(), stage_b);
-          multiply(acc, As + current, Bs + current, p);
+          // The next block's loads in flight during the multiply-adds; in the last step, the last
+          // block again, so that no address leaves op(X).
+          load_whole(a, inside_a, stage_a);
+          load_whole(b, inside_b, stage_b);
+          outer_product(acc, a_first, b_first);
+          TILEMM_UNROLL
+          for (int kk = 1; kk < Shape::bk - 1; ++kk)
+            multiply_step(acc, As + current, Bs + current, p, kk);
+          fragments(As + current, Bs + current, p, Shape::bk - 1, a_last, b_last);
           put(a, As + other, stage_a);  // last read before the previous barrier
           put(b, Bs + other, stage_b);
           team.team_barrier();
+          fragments(As + other, Bs + other, p, 0, a_first, b_first);  // unused after the last
+          outer_product(acc, a_last, b_last);
+          if (block + 2 < blocks) {
+            a.src += a.k_step;
+            b.src += b.k_step;
+          }
         }
       } else {
         Scalar stage_a[kStageA], stage_b[kStageB];
@@ -792,12 +857,13 @@ struct RegisterTiled {
   static Tiling default_tile(const Extents& e) {
     constexpr bool cpu = kCpu;
     const std::vector<Tiling> candidates =
-        !cpu
-            ? (sizeof(Scalar) == 4
-                   ? std::vector<Tiling>{{128, 128, 16, 8, 8},
-                                         {64, 64, 16, 4, 4},
-                                         {32, 32, 8, 4, 4}}
-                   : std::vector<Tiling>{{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}})
+        !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
+                                                                    {64, 64, 16, 4, 4},
+                                                                    {32, 32, 8, 4, 4}}
+                                              : std::vector<Tiling>{{128, 128, 8, 8, 8},
+                                                                    {64, 128, 8, 8, 8},
+                                                                    {64, 64, 16, 4, 4},
+                                                                    {32, 32, 8, 4, 4}})
         : kHostVectors ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, 32},
                                                                     {96, 128, 256, 12, 32},
                                                                     {48, 64, 256, 12, 32}}
