@@ -856,14 +856,16 @@ struct RegisterTiled {
   /// 64-byte vector wide (v5).
   static Tiling default_tile(const Extents& e) {
     constexpr bool cpu = kCpu;
+    // Double 128x128x8/8x8 runs one team of 256 threads a multiprocessor, which loads its first
+    // panels and stores its tile of C alone; 64x128x8/8x8 runs two teams, which overlap those.
+    // 128x128 is the faster from K = 512 on, 64x128 below (perf/LOG.md v11).
+    std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    if (e.k >= 512) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
     const std::vector<Tiling> candidates =
         !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
                                                                     {64, 64, 16, 4, 4},
                                                                     {32, 32, 8, 4, 4}}
-                                              : std::vector<Tiling>{{128, 128, 8, 8, 8},
-                                                                    {64, 128, 8, 8, 8},
-                                                                    {64, 64, 16, 4, 4},
-                                                                    {32, 32, 8, 4, 4}})
+                                              : gpu_double)
         : kHostVectors ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, 32},
                                                                     {96, 128, 256, 12, 32},
                                                                     {48, 64, 256, 12, 32}}
