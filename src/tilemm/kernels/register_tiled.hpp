@@ -545,8 +545,8 @@ struct RegisterTiledGemm {
     }
   }
   /// acc += a (x) b. In double on a GPU every other row runs its columns backwards, so that the
-  /// multiply-adds either side of a row's turn share b[j]: 1-3% faster (perf/LOG.md v11), as the
-  /// second can take it from the operand reuse cache; in float the same order spills.
+  /// multiply-adds either side of a row's turn share b[j]: 1.5-3.5% faster (perf/LOG.md v11), as
+  /// the second presumably takes it from the operand reuse cache; in float the same order spills.
   KOKKOS_INLINE_FUNCTION static void outer_product(Scalar (&acc)[TM][TN], const Scalar (&a)[TM],
                                                    const Scalar (&b)[TN]) {
     constexpr bool serpentine = !kOnCpu && sizeof(Scalar) == 8;
