@@ -694,6 +694,8 @@ struct RegisterTiledGemm {
           TILEMM_UNROLL
           for (int kk = 1; kk < Shape::bk - 1; ++kk)
             multiply_step(acc, As + current, Bs + current, p, kk);
+          // The last step's fragments now, its multiply-adds after the barrier: a warp leaves the
+          // barrier with DFMAs to issue while the next block's first fragments arrive.
           fragments(As + current, Bs + current, p, Shape::bk - 1, a_last, b_last);
           put(a, As + other, stage_a);  // last read before the previous barrier
           put(b, Bs + other, stage_b);
