@@ -307,6 +307,21 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
   }
 }
 
+// A compiled-in double tile addresses its shares of a panel by 32-bit offsets, so it runs only
+// where a panel's lines times the leading dimension fit an int; past that the launch takes the
+// kernel with the tile read at run time (register_tiled.hpp, offsets_fit). Float's tiles have no
+// such offsets.
+TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
+  using Double128 = kernels::RegisterTiledGemm<TestSpace, double, Kokkos::LayoutRight, 8, 8, true,
+                                               kernels::TileShape<128, 128, 8>>;
+  using Float128 = kernels::RegisterTiledGemm<TestSpace, float, Kokkos::LayoutRight, 8, 8, true,
+                                              kernels::TileShape<128, 128, 16>>;
+  const int largest = std::numeric_limits<int>::max() / 128;  // 16777215
+  EXPECT_TRUE(Double128::offsets_fit(largest));
+  EXPECT_FALSE(Double128::offsets_fit(largest + 1));
+  EXPECT_TRUE(Float128::offsets_fit(std::numeric_limits<int>::max()));
+}
+
 // The CPU's default tiles (a team of one thread, rows of vector registers where the compiler has
 // vector types), in both precisions: several tiles, K blocks and edges in every direction, op(A)
 // read from either order of its panel (op N and T).

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -175,6 +176,14 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int bm, int bn, int bk) {
     const std::size_t panels = a_panel_size<std::size_t>(bm, bk) + std::size_t(bk) * (bn + kPad);
     return sizeof(Scalar) * (kResident ? 2 * panels : panels + std::size_t(bm) * bn) + kAlign;
+  }
+
+  /// Whether a share's elements lie within 32-bit offsets of its address (Share::src_step), with
+  /// `leading` the larger of A's and B's leading dimensions: the farthest lies less than a panel's
+  /// lines times that away. Kernels without shares have no such offsets.
+  static constexpr bool offsets_fit(int leading) {
+    constexpr int lines = std::max({Shape::bm, Shape::bn, Shape::bk});
+    return !kShares || std::int64_t(lines) * leading <= std::numeric_limits<int>::max();
   }
 
   /// Whether each of `team` threads can stage its share of both panels in the registers a tile
@@ -402,7 +411,7 @@ struct RegisterTiledGemm {
   /// outside op(X) is not read but zero, so the K loop needs no second path for the edges.
   struct Share {
     const Scalar* src;         // the first element, at the current K block
-    std::ptrdiff_t src_step;   // between the elements
+    int src_step;              // between the elements (32 bits: offsets_fit())
     std::ptrdiff_t k_step;     // the next K block
     int dst, dst_step;         // scratch offsets: the first element, between the elements
     int line, line_step, pos;  // the first element's line and position in the panel
@@ -425,7 +434,7 @@ struct RegisterTiledGemm {
     const std::ptrdiff_t origin =
         p.along_cols ? std::ptrdiff_t(p.row0) * ld + p.col0 : std::ptrdiff_t(p.col0) * ld + p.row0;
     return {x.x.data() + origin + std::ptrdiff_t(line) * ld + pos,
-            std::ptrdiff_t(per_line) * ld,
+            per_line * ld,
             k_along_lines ? std::ptrdiff_t(bk()) * ld : std::ptrdiff_t(bk()),
             line * p.dst_line + pos * p.dst_pos,
             per_line * p.dst_line,
@@ -452,7 +461,7 @@ struct RegisterTiledGemm {
     for (int e = 0; e < kN; ++e) {
       const int k = k_first + k_index(s, e);
       const bool inside = inside_fixed(s, e) && k >= 0 && k < K;
-      stage[e] = inside ? s.src[e * s.src_step + k_first * s.k_unit] : Scalar(0);
+      stage[e] = inside ? s.src[std::ptrdiff_t(e * s.src_step) + k_first * s.k_unit] : Scalar(0);
     }
   }
   /// A whole K block, inside op(X) along K: an element outside along M or N (mask `inside`) is
@@ -803,20 +812,22 @@ struct RegisterTiled {
     }
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
-  /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml); returns whether.
+  /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml) and its offsets
+  /// fit the operands' leading dimension `leading` (offsets_fit; 0 while planning, where either
+  /// kernel takes the same launch); returns whether.
   /// LayoutRight's op NN (`ops_nn`) runs the kernel compiled for it (WithOpsNN); other ops and
   /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
   /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
   static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
-  static bool with_fixed_tile(const Tiling& t, bool ops_nn, F&& f) {
+  static bool with_fixed_tile(const Tiling& t, bool ops_nn, int leading, F&& f) {
     if constexpr (kCpu) {
       return false;
     } else {
       bool found = false;
       const auto offer = [&](auto kernel) {
         using General = decltype(kernel);
-        if (found || !(t == General::fixed_tile())) return;
+        if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
         found = true;
         if constexpr (kCompiledOps) {
           if (ops_nn) return f(typename General::WithOpsNN{});
@@ -838,11 +849,11 @@ struct RegisterTiled {
   /// or each thread can stage its share of the panels in registers (shares_fit); the shared
   /// schedule otherwise.
   template <class F>
-  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, F&& f) {
+  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, int leading, F&& f) {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
-      if (with_fixed_tile(t, ops_nn, f)) return;
+      if (with_fixed_tile(t, ops_nn, leading, f)) return;
       if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
     with_schedule<false>(t, f);
@@ -910,7 +921,7 @@ struct RegisterTiled {
                                          " does not divide the " + std::to_string(thread_tiles) +
                                          " thread tiles of tile " + t.to_string());
     }
-    with_kernel(cfg, false, [&](auto kernel) {  // any ops: the same launch
+    with_kernel(cfg, false, 0, [&](auto kernel) {  // any ops and operands: the same launch
       using Launched = decltype(kernel);
       cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
       // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
@@ -925,7 +936,8 @@ struct RegisterTiled {
 
   static void run(const Operands& g, const LaunchConfig& cfg) {
     const bool ops_nn = !g.a.transposed && !g.b.transposed;
-    with_kernel(cfg, ops_nn, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
+    const int leading = std::max(g.a.leading(), g.b.leading());
+    with_kernel(cfg, ops_nn, leading, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
   }
 };
 
