@@ -16,9 +16,10 @@
 //
 // Two schedules of that one source, chosen by the launch's team size:
 // - resident (team size = number of thread tiles; the GPU launch): acc stays in registers for the
-//   whole K loop. A thread's rows are strips of 16 bytes spaced BM/TM strips apart (its columns
-//   likewise), so that neighbouring threads read neighbouring 16-byte words of scratch: no bank
-//   conflicts.
+//   whole K loop. A thread's rows are strips of 16 bytes spaced apart (its columns likewise), so
+//   that neighbouring threads read neighbouring 16-byte words of scratch: no bank conflicts. In
+//   compiled-in double tiles each warp's threads tile a region of their own, in CUTLASS's lane
+//   order, which halves the shared-memory wavefronts of the reads of Bs (place()).
 //   The panels are double-buffered: each thread fetches its share of the next K block into
 //   registers before it multiplies the current one, so the loads are in flight during the
 //   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
@@ -93,13 +94,15 @@ struct RegisterTiledGemm {
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeam, kTeam ? kMinTeams : 0>>;
   using Member = typename Policy::member_type;
 
-  static constexpr int kPad = 4;     // scalars added to each scratch row: fewer bank conflicts on
-                                     // the transposed store, and rows stay aligned for strip reads
-  static constexpr int kBand = 8;    // tile-rows per band of the tile order
-  static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
   // a time, so that each value of A can go from memory into the instruction that broadcasts it.
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
+  // Scalars added to each scratch row, so that a transposed store spreads over the banks. On a GPU
+  // 16 bytes, which keeps rows aligned for strip reads; in double, 4 (32 bytes) left a warp's
+  // transposed store of A with 2-way bank conflicts: 4 wavefronts an STS.64, against 2 (v14).
+  static constexpr int kPad = kOnCpu ? 4 : int(16 / sizeof(Scalar));
+  static constexpr int kBand = 8;    // tile-rows per band of the tile order
+  static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static constexpr bool kStripReads = !kOnCpu;
   // A thread tile's rows and columns come in strips of kStrip neighbours: 16 bytes, the widest
   // load of a GPU thread, so that a double strip is one load (4 on CPUs, where it is not read as
@@ -296,8 +299,16 @@ struct RegisterTiledGemm {
       return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
     }
     KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
-      if (dst_along_lines()) {
-        *reinterpret_cast<Quad<Scalar>*>(&at(line, pos)) = q;
+      if (dst_along_lines()) {  // at most 16 bytes a store: scratch rows are aligned to 16 (kPad)
+        constexpr int kPiece = sizeof(Scalar) <= 4 ? 4 : int(16 / sizeof(Scalar));
+        using Piece = Vec<Scalar, kPiece>;
+        TILEMM_UNROLL
+        for (int i = 0; i < 4; i += kPiece) {
+          Piece piece;
+          TILEMM_UNROLL
+          for (int j = 0; j < kPiece; ++j) piece.v[j] = q.v[i + j];
+          *reinterpret_cast<Piece*>(&at(line, pos + i)) = piece;
+        }
       } else {
         TILEMM_UNROLL
         for (int i = 0; i < 4; ++i) at(line, pos + i) = q.v[i];
@@ -514,13 +525,29 @@ struct RegisterTiledGemm {
   /// Where thread tile t lies in the team's tile: its first row and column, and the distance
   /// between its strips of kStrip rows (columns). Shared: contiguous. Resident: interleaved with
   /// the other threads' strips, so that neighbouring threads read neighbouring 16-byte words of
-  /// scratch. (Warp tiling, each warp a 4 x 8 grid of thread tiles, gave no gain: perf/LOG.md v6.)
+  /// scratch; within a warp's region (kWarpGrid) or across the whole tile.
   struct Place {
     int m, n, stride_m, stride_n;
   };
+  // A compiled-in double tile on a GPU: each warp's 32 thread tiles a kWarpM x kWarpN grid over
+  // their own region of the tile, lanes interleaved as CUTLASS's SIMT warps do
+  // (RowMajorInterleaved<2>): lane l at row 2 (l / 16) + l % 2 and column (l / 2) % 8. A 16-byte
+  // read takes a wavefront for each 128 bytes of a half-warp's words, distinct within each of its
+  // quarter-warps but not across them (measured: perf/LOG.md v14). Here a quarter reads 2 strips
+  // of As and 4 of Bs: one wavefront a half-warp for each. Across the whole tile (below), or in a
+  // row-major 4 x 8 grid (v13a), a quarter reads 8 strips of Bs: two.
+  static constexpr int kWarpM = 4, kWarpN = 8;
+  static constexpr bool kWarpGrid = kResident && kStripReads && sizeof(Scalar) == 8 &&
+                                    Shape::fixed && Shape::bm % (kWarpM * TM) == 0 &&
+                                    Shape::bn % (kWarpN * TN) == 0 && kTeam % 32 == 0;
   KOKKOS_INLINE_FUNCTION Place place(int t) const {
     const int threads_n = bn() / TN;
-    if constexpr (kResident) {
+    if constexpr (kWarpGrid) {
+      const int warp = t / 32, lane = t % 32, warps_n = Shape::bn / (kWarpN * TN);
+      const int row = 2 * (lane / 16) + lane % 2, col = (lane / 2) % 8;
+      return {(warp / warps_n) * kWarpM * TM + row * kStrip,
+              (warp % warps_n) * kWarpN * TN + col * kStrip, kWarpM * kStrip, kWarpN * kStrip};
+    } else if constexpr (kResident) {
       return {kStrip * (t / threads_n), kStrip * (t % threads_n), kStrip * (bm() / TM),
               kStrip * threads_n};
     } else {
