@@ -900,9 +900,9 @@ struct RegisterTiled {
     constexpr bool cpu = kCpu;
     // Double 128x128x8/8x8 runs one team of 256 threads a multiprocessor, which loads its first
     // panels and stores its tile of C alone; 64x128x8/8x8 runs two teams, which overlap those.
-    // 128x128 is the faster from K = 512 on, 64x128 below (perf/LOG.md v11).
+    // 128x128 is the faster from K = 1024 on, 64x128 below (perf/LOG.md v11, v14).
     std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
-    if (e.k >= 512) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
+    if (e.k >= 1024) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
     const std::vector<Tiling> candidates =
         !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
                                                                     {64, 64, 16, 4, 4},
