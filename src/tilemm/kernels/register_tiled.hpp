@@ -97,17 +97,17 @@ struct RegisterTiledGemm {
   // A GPU thread reads its fragments of As and Bs 16 bytes an instruction; a CPU core a scalar at
   // a time, so that each value of A can go from memory into the instruction that broadcasts it.
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
-  // Scalars added to each scratch row, so that a transposed store spreads over the banks. On a GPU
-  // 16 bytes, which keeps rows aligned for strip reads; in double, 4 (32 bytes) left a warp's
-  // transposed store of A with 2-way bank conflicts: 4 wavefronts an STS.64, against 2 (v14).
-  static constexpr int kPad = kOnCpu ? 4 : int(16 / sizeof(Scalar));
-  static constexpr int kBand = 8;    // tile-rows per band of the tile order
-  static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static constexpr bool kStripReads = !kOnCpu;
   // A thread tile's rows and columns come in strips of kStrip neighbours: 16 bytes, the widest
   // load of a GPU thread, so that a double strip is one load (4 on CPUs, where it is not read as
   // one).
   static constexpr int kStrip = kOnCpu ? 4 : int(16 / sizeof(Scalar));
+  // Scalars added to each scratch row, so that a transposed store spreads over the banks: a strip,
+  // which keeps rows aligned for strip reads. In double on a GPU, 4 (32 bytes) left a warp's
+  // transposed store of A with 2-way bank conflicts: 4 wavefronts an STS.64, against 2 (v14).
+  static constexpr int kPad = kStrip;
+  static constexpr int kBand = 8;    // tile-rows per band of the tile order
+  static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
   // Shared schedule on a CPU: a row of a thread tile is whole vector registers (host_vector.hpp)
   // where the compiler has vector types and the row fills them.
@@ -299,15 +299,14 @@ struct RegisterTiledGemm {
       return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
     }
     KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
-      if (dst_along_lines()) {  // at most 16 bytes a store: scratch rows are aligned to 16 (kPad)
-        constexpr int kPiece = sizeof(Scalar) <= 4 ? 4 : int(16 / sizeof(Scalar));
-        using Piece = Vec<Scalar, kPiece>;
+      if (dst_along_lines()) {  // a strip a store: scratch rows are aligned to strips (kPad)
+        using Strip = Vec<Scalar, kStrip>;
         TILEMM_UNROLL
-        for (int i = 0; i < 4; i += kPiece) {
-          Piece piece;
+        for (int i = 0; i < 4; i += kStrip) {
+          Strip strip;
           TILEMM_UNROLL
-          for (int j = 0; j < kPiece; ++j) piece.v[j] = q.v[i + j];
-          *reinterpret_cast<Piece*>(&at(line, pos + i)) = piece;
+          for (int j = 0; j < kStrip; ++j) strip.v[j] = q.v[i + j];
+          *reinterpret_cast<Strip*>(&at(line, pos + i)) = strip;
         }
       } else {
         TILEMM_UNROLL
