@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -139,6 +140,10 @@ int run_cli(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? tilemm::kExitOk : tilemm::kExitInputError;
   }
+  if (options.specs.empty() && !options.list_backends && kokkos_args.help()) {
+    Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());  // prints Kokkos' help
+    return tilemm::kExitOk;
+  }
   if (options.specs.empty() && !options.list_backends) {
     std::cerr << "tilemm: error: no spec file given (try: tilemm inputs/quickstart.yaml)\n";
     return tilemm::kExitInputError;
@@ -170,10 +175,18 @@ int run_cli(int argc, char** argv) {
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
   tilemm::check_backend(backend);
   const auto plans = tilemm::plan(problems, backend);
+  std::map<std::string, std::string> c_out_writers;  // path -> the problem that writes it
   for (const auto& p : problems) {
     if (p.c_out.empty()) continue;
     for (const auto& run : p.runs) {
       const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
+      // Within a sweep the spec reader refuses this; across problems and files it is caught here.
+      const auto [writer, first] = c_out_writers.emplace(path, p.origin.where());
+      if (!first) {
+        throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
+                                 "' is also the file of " + writer->second +
+                                 "; give each result a file of its own");
+      }
       try {
         tilemm::check_writable(path);
       } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "tilemm/kokkos_args.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 
 namespace tilemm {
 
@@ -20,6 +21,10 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
   for (auto& a : args_) argv_.push_back(a.data());
   argv_.push_back(nullptr);
   argc_ = static_cast<int>(args_.size());
+}
+
+bool KokkosArguments::help() const {
+  return std::find(args_.begin() + 1, args_.end(), "--kokkos-help") != args_.end();
 }
 
 }  // namespace tilemm

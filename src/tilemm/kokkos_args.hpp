@@ -17,6 +17,9 @@ class KokkosArguments {
   KokkosArguments(const KokkosArguments&) = delete;
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
+  /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
+  bool help() const;
+
   int& argc() { return argc_; }
   char** argv() { return argv_.data(); }
 

@@ -1,12 +1,15 @@
 #include "tilemm/npy.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "tilemm/atomic_file.hpp"
 
@@ -249,18 +252,25 @@ Header read_header(const std::string& path) {
   return parse_header(head.data(), head.size(), size);
 }
 
-std::vector<double> read_data(const std::string& path, const Header& header) {
+namespace {
+/// The file opened at its data, for a reader named `reader`. The file may have changed since its
+/// header was read: its size is checked again before anything the header promises is allocated.
+std::ifstream open_data(const std::string& path, const Header& header, const char* reader) {
   if (header.shape.size() != 2 || (header.descr != "<f4" && header.descr != "<f8")) {
-    fail("read_data takes the header of a 2-D float32 or float64 array");
+    fail(std::string(reader) + " takes the header of a 2-D float32 or float64 array");
   }
   std::ifstream in = open_or_throw(path);
-  // The file may have changed since its header was read: check its size again before allocating
-  // what the header promises.
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::size_t>(in.tellg());
   if (!in) throw std::runtime_error("cannot read '" + path + "'");
   check_holds_data(header, size);
   in.seekg(static_cast<std::streamoff>(header.data_offset));
+  return in;
+}
+}  // namespace
+
+std::vector<double> read_data(const std::string& path, const Header& header) {
+  std::ifstream in = open_data(path, header, "read_data");
   const auto n = static_cast<std::size_t>(header.count());
   std::vector<double> out(n);
   if (header.item_bytes() == 8) {
@@ -272,6 +282,32 @@ std::vector<double> read_data(const std::string& path, const Header& header) {
   }
   if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
   return out;
+}
+
+namespace {
+template <class Scalar>
+std::int64_t first_non_finite_of(std::ifstream& in, const std::string& path, std::size_t n) {
+  constexpr std::size_t kPiece = std::size_t(1) << 17;  // elements a read: 1 MiB of double
+  std::vector<Scalar> piece(std::min(n, kPiece));
+  for (std::size_t done = 0; done < n;) {
+    const std::size_t count = std::min(kPiece, n - done);
+    in.read(reinterpret_cast<char*>(piece.data()),
+            static_cast<std::streamsize>(count * sizeof(Scalar)));
+    if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!std::isfinite(piece[i])) return static_cast<std::int64_t>(done + i);
+    }
+    done += count;
+  }
+  return -1;
+}
+}  // namespace
+
+std::int64_t first_non_finite(const std::string& path, const Header& header) {
+  std::ifstream in = open_data(path, header, "first_non_finite");
+  const auto n = static_cast<std::size_t>(header.count());
+  return header.item_bytes() == 8 ? first_non_finite_of<double>(in, path, n)
+                                  : first_non_finite_of<float>(in, path, n);
 }
 
 void write(const std::string& path, const float* data, std::int64_t rows, std::int64_t cols,

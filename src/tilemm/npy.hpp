@@ -40,6 +40,11 @@ Header read_header(const std::string& path);
 /// when it cannot be read.
 std::vector<double> read_data(const std::string& path, const Header& header);
 
+/// The index, in the file's own element order, of the first element that is NaN or infinite; -1
+/// when every element is finite. Reads the data in pieces, so that a large file is checked without
+/// holding it; throws as read_data().
+std::int64_t first_non_finite(const std::string& path, const Header& header);
+
 /// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols
 /// elements in row-major order when !fortran_order, column-major otherwise.
 void write(const std::string& path, const float* data, std::int64_t rows, std::int64_t cols,

@@ -1,10 +1,19 @@
 #include "tilemm/output_paths.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
 namespace tilemm {
 namespace {
+
+/// A tile as a file name takes it: "128x128x8/8x8" is "128x128x8-8x8", so that a thread tile does
+/// not open a folder.
+std::string tile_in_file_name(const Tiling& tile) {
+  std::string text = tile.to_string();
+  std::replace(text.begin(), text.end(), '/', '-');
+  return text;
+}
 
 std::map<std::string, std::string> placeholder_values(const Problem& problem, const KernelRun& run,
                                                       const std::string& backend) {
@@ -16,7 +25,7 @@ std::map<std::string, std::string> placeholder_values(const Problem& problem, co
           {"k", std::to_string(problem.k)},
           {"precision", to_string(problem.precision)},
           {"layout", to_string(problem.layout)},
-          {"tile", run.launch.tile ? run.launch.tile->to_string() : "default"},
+          {"tile", run.launch.tile ? tile_in_file_name(*run.launch.tile) : "default"},
           {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"}};
 }
 

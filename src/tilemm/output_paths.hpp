@@ -13,7 +13,8 @@ void check_path_template(const std::string& path_template);
 
 /// Fills the placeholders for one kernel run of a problem. {tile} and {team_size} are the values
 /// the spec asked for ("default" when it left them to the backend), so that file names follow the
-/// spec.
+/// spec; a tile in its full form, with '-' for the '/' before a thread tile (16x16x16,
+/// 128x128x8-8x8).
 std::string expand_path_template(const std::string& path_template, const Problem& problem,
                                  const KernelRun& run, const std::string& backend);
 

@@ -128,8 +128,10 @@ class ProblemReader {
     for (const auto& entry : map) {
       const std::string key = entry.first.Scalar();
       const auto& keys = problem_keys();
-      if (std::find(keys.begin(), keys.end(), key) == keys.end() ||
-          (!allow_name && key == "name")) {
+      if (!allow_name && key == "name") {
+        error(entry.first, key, "a problem's own key: each problem names itself, not defaults");
+      }
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
         error(entry.first, key,
               "unknown key" + suggestion(key, keys) + "; known keys: " + join(keys));
       }
@@ -255,6 +257,18 @@ class ProblemReader {
             "'" + src.path + "' holds a " + std::to_string(src.rows) + " x " +
                 std::to_string(src.cols) + " array; a matrix needs at least 1 row and 1 column");
     }
+    // A NaN or Inf would make every result fail validation, after the problems before it ran.
+    std::int64_t non_finite = -1;
+    try {
+      non_finite = npy::first_non_finite(src.path, header);
+    } catch (const std::exception& e) {
+      error(node, key, "'" + src.path + "': " + e.what());
+    }
+    if (non_finite >= 0) {
+      error(node, key,
+            "'" + src.path + "' holds a NaN or Inf (element " + std::to_string(non_finite) +
+                " in file order); tilemm multiplies finite matrices");
+    }
     src.fortran_order = header.fortran_order;
     src.data_offset = header.data_offset;
     dtypes_[key] = header.descr;
@@ -295,9 +309,13 @@ std::map<std::string, std::vector<Tiling>> read_tiles(const ProblemReader& r,
     for (const auto& entry : node) {
       const std::string kernel = entry.first.Scalar();
       if (!kernel_is_tiled(kernel)) {
+        std::vector<std::string> tiled;
+        for (const auto& name : kernel_names()) {
+          if (kernel_is_tiled(name)) tiled.push_back(name);
+        }
         r.error(entry.first, "tile",
-                "'" + kernel + "' is not a kernel that takes a tile" +
-                    suggestion(kernel, kernel_names()));
+                "'" + kernel + "' is not a kernel that takes a tile" + suggestion(kernel, tiled) +
+                    "; kernels with tiles: " + join(tiled));
       }
       std::vector<Tiling>& list = tiles[kernel];
       if (entry.second.IsSequence()) {
@@ -448,14 +466,17 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   // problem is built: a few short lists can ask for billions of either.
   const auto too_many = [&](std::int64_t results) {
     const std::string most = std::to_string(kMaxResults);
+    const std::int64_t before = kMaxResults - results_left;  // the problems above this one
     r.error(node, "",
             "expands to " +
                 (results > kMaxResults ? "more than " + most + " results"
                  : results == 1        ? std::string("1 result")
                                        : std::to_string(results) + " results") +
-                " (kernel runs times every combination of the listed values); a spec "
-                "file may expand to at most " +
-                most + " results in all: split the sweep over several files");
+                " (kernel runs times every combination of the listed values)" +
+                (before > 0 ? ", after " + std::to_string(before) + " from the problems above it"
+                            : std::string()) +
+                "; a spec file may expand to at most " + most +
+                " results in all: split the sweep over several files");
   };
   for (const auto& kernel : kernels) {
     const auto it = tiles.find(kernel);

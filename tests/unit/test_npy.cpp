@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -191,6 +192,23 @@ TEST(Npy, CountRefusesAShapeThatOverflows) {
 
 // Regression (tests/fuzz/corpus/spec/regression-matrix-is-a-folder.yaml): a folder, a device or a
 // pipe named as a matrix is refused by name before anything is read from it; a pipe could block.
+TEST(Npy, FindsTheFirstNonFiniteElementInFileOrder) {
+  TempDir dir;
+  std::vector<double> d(300000, 0.25);  // more than one piece of the reader
+  npy::write(dir.path("finite.npy"), d.data(), 600, 500, false);
+  EXPECT_EQ(npy::first_non_finite(dir.path("finite.npy"), npy::read_header(dir.path("finite.npy"))),
+            -1);
+  d[299998] = std::numeric_limits<double>::infinity();
+  d[200001] = std::numeric_limits<double>::quiet_NaN();
+  npy::write(dir.path("late.npy"), d.data(), 600, 500, true);
+  EXPECT_EQ(npy::first_non_finite(dir.path("late.npy"), npy::read_header(dir.path("late.npy"))),
+            200001);
+  std::vector<float> f(6, 1.0f);
+  f[4] = -std::numeric_limits<float>::infinity();
+  npy::write(dir.path("f.npy"), f.data(), 2, 3, false);
+  EXPECT_EQ(npy::first_non_finite(dir.path("f.npy"), npy::read_header(dir.path("f.npy"))), 4);
+}
+
 TEST(Npy, RefusesWhatIsNotARegularFile) {
   TempDir dir;
   try {

@@ -146,6 +146,10 @@ TEST(OutputPaths, PlaceholdersExpand) {
                                  "{tile}-{team_size}.npy",
                                  p, run, "cuda"),
             "out/odd, \"quoted\"-tiled-cuda-17x31x13-float-left-8x8x8-2.npy");
+  // A thread tile's '/' would open a folder: it is written '-'.
+  const KernelRun register_tiled{"register-tiled", {Tiling{128, 128, 8, 8, 8}, 0}};
+  EXPECT_EQ(expand_path_template("out/{kernel}-{tile}-{team_size}.npy", p, register_tiled, "cuda"),
+            "out/register-tiled-128x128x8-8x8-default.npy");
   EXPECT_THROW(check_path_template("{kernel"), std::invalid_argument);
   EXPECT_THROW(check_path_template("{m}{bogus}"), std::invalid_argument);
   EXPECT_NO_THROW(check_path_template("plain.npy"));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <limits>
 
 #include "temp_dir.hpp"
 #include "tilemm/errors.hpp"
@@ -137,6 +138,26 @@ TEST(Spec, MatricesFromNpyFixAndCheckExtents) {
   EXPECT_TRUE(problems[0].b->fortran_order);
 }
 
+TEST(Spec, MatrixFilesMustBeFinite) {
+  TempDir dir;
+  std::vector<double> a(6, 1.0);
+  a[5] = std::numeric_limits<double>::quiet_NaN();
+  npy::write(dir.path("a.npy"), a.data(), 2, 3, false);
+  const std::string spec = dir.write(
+      "spec.yaml", "problems:\n  - {name: ok, m: 2, n: 2, k: 2}\n  - {name: p, a: a.npy, n: 4}\n");
+  try {
+    load_spec(spec);
+    ADD_FAILURE() << "a NaN in a matrix file was accepted";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    for (const std::string& part :
+         std::vector<std::string>{spec, "problem 'p'", "key 'a'", "a.npy' holds a NaN or Inf",
+                                  "element 5 in file order"}) {
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
+    }
+  }
+}
+
 TEST(Spec, RefusesBadFiles) {
   EXPECT_THROW(load_spec("/nonexistent/spec.yaml"), InputError);
   TempDir dir;
@@ -153,7 +174,7 @@ TEST(Spec, RefusesBadFiles) {
   expect_error("problem:\n  - name: x\n",
                {"unknown top-level key 'problem'", "did you mean 'problems'"});
   expect_error("defaults:\n  name: x\nproblems:\n  - name: p\n    m: 1\n    n: 1\n    k: 1\n",
-               {"defaults", "key 'name'"});
+               {"defaults", "key 'name'", "a problem's own key"});
 }
 
 TEST(Spec, RefusesBadProblems) {
@@ -199,7 +220,10 @@ TEST(Spec, RefusesBadTiles) {
   expect_error(kHead + mnk + "    tile: 8x8\n", {"key 'tile'"});
   expect_error(kHead + mnk + "    tile: 64x64x8/3x8\n", {"key 'tile'"});  // 3 does not divide 64
   expect_error(kHead + mnk + "    kernels: naive\n    tile: 8\n", {"key 'tile'", "takes a tile"});
-  expect_error(kHead + mnk + "    tile: {naive: 8}\n", {"key 'tile'"});
+  expect_error(kHead + mnk + "    tile: {naive: 8}\n",
+               {"key 'tile'", "'naive' is not a kernel that takes a tile; kernels with tiles: "});
+  expect_error(kHead + mnk + "    tile: {tile: 8}\n",
+               {"key 'tile'", "(did you mean 'tiled'?)", "kernels with tiles: "});
 }
 
 TEST(Spec, RefusesBadMatrixFiles) {
@@ -265,7 +289,8 @@ TEST(Spec, RefusesASweepPastTheResultLimit) {
                            ", n: " + one_to(100) + ", k: " + one_to(10) + "}\n";
   EXPECT_EQ(load(dir, full).size(), 100000u);
   expect_error(full + "  - {name: one-more, kernels: naive, m: 1, n: 1, k: 1}\n",
-               {"problem 'one-more' (#2)", "expands to 1 result (kernel runs"});
+               {"problem 'one-more' (#2)", "expands to 1 result (kernel runs",
+                "after 100000 from the problems above it"});
 }
 
 // Regression (tests/fuzz/corpus/spec/regression-tile-map-empty-list.yaml): an empty tile list in
