@@ -670,6 +670,8 @@ def main(argv=None):
     parser.add_argument("--bandwidth", action="append", default=[], metavar="DEVICE=GB/s",
                         help="memory bandwidth roof of a device or platform; repeatable")
     args = parser.parse_args(argv)
+    # Checked before anything is read or written: a typo must not leave a half-made plot folder.
+    peaks, bandwidths = parse_figures(args.peak, "peak"), parse_figures(args.bandwidth, "bandwidth")
 
     rows, counts = load(args.files)
     if not rows:
@@ -704,8 +706,7 @@ def main(argv=None):
                       "fraction of %s GFLOP/s" % VENDOR,
                       "Fraction of the vendor library reached (%s = 1, dashed): %s"
                       % (VENDOR, platforms), log_y=False, reference=1.0)
-    plot_roofline(df, out / "roofline.png", parse_figures(args.peak, "peak"),
-                  parse_figures(args.bandwidth, "bandwidth"))
+    plot_roofline(df, out / "roofline.png", peaks, bandwidths)
 
     figures, inputs = portability(df)
     if not inputs.empty:

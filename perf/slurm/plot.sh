@@ -2,6 +2,8 @@
 # Turns every result file in a folder (default results/, where perf/slurm/*.sbatch write) into the
 # study: RESULTS/plots/summary.csv, the PNG plots and the performance-portability figure.
 #   perf/slurm/plot.sh [RESULTS] [perf/plot.py options, e.g. --peak 'DEVICE:double=GFLOPS']
+# PYTHON: the Python with pandas and matplotlib (default: python3, or the system's /usr/bin/python3
+# when python3, such as a module's or a virtual environment's, lacks them).
 # After the runs, as a job of its own (seconds, one core):
 #   sbatch --dependency=afterany:JOB1:JOB2 perf/slurm/plot.sh
 #SBATCH --job-name=tilemm-plot
@@ -17,4 +19,9 @@ results=${1:-results}
 shopt -s nullglob
 files=("$results"/*.json)
 ((${#files[@]})) || { echo "plot.sh: no .json files in $results/" >&2; exit 2; }
-exec "${PYTHON:-python3}" perf/plot.py "${files[@]}" --out "$results/plots" "$@"
+python=${PYTHON:-python3}
+if [[ -z ${PYTHON:-} ]] && ! python3 -c 'import pandas, matplotlib' 2>/dev/null &&
+  [[ -x /usr/bin/python3 ]]; then
+  python=/usr/bin/python3
+fi
+exec "$python" perf/plot.py "${files[@]}" --out "$results/plots" "$@"

@@ -193,6 +193,13 @@ def main():
             check_pngs(out)
             check_summary(out, results, run.stdout)
             check_portability(out, results, run.stdout)
+        # A bad --peak is refused before the folder is touched: the plots made above survive.
+        before = sorted(p.name for p in out.iterdir())
+        bad = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
+                              "--peak", "Synthetic Test CPU:double=lots"], capture_output=True, text=True, env=env)
+        check(bad.returncode != 0 and "expected a number after '='" in bad.stderr,
+              "a bad --peak value is refused with a message")
+        check(sorted(p.name for p in out.iterdir()) == before, "a bad --peak leaves the plot folder as it was")
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
