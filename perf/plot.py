@@ -629,6 +629,8 @@ def parse_figures(items, what):
             figure = float(value)
         except ValueError:
             sys.exit("plot.py: --%s %r: expected a number after '='" % (what, item))
+        if not math.isfinite(figure) or figure <= 0:
+            sys.exit("plot.py: --%s %r: expected a positive number after '='" % (what, item))
         if what == "peak":
             device, _, precision = name.rpartition(":")
             precision = PRECISION_ALIASES.get(precision.lower(), precision.lower())

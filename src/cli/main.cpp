@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -111,6 +112,30 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
+/// Refuses two results that would write C to one file: within a sweep the spec reader refuses
+/// this; across problems and spec files it is caught here, on the paths as the file system
+/// resolves them.
+void check_c_out_clashes(const std::vector<tilemm::Problem>& problems, const std::string& backend) {
+  std::map<std::filesystem::path, std::string> writers;  // file -> the problem that writes it
+  for (const auto& p : problems) {
+    if (p.c_out.empty()) continue;
+    for (const auto& run : p.runs) {
+      const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
+      std::error_code ec;
+      std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
+      if (ec) file = std::filesystem::absolute(path).lexically_normal();
+      const auto [writer, first] = writers.emplace(file, p.origin.where());
+      if (first) continue;
+      throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
+                               "' is also the file of " +
+                               (writer->second == p.origin.where()
+                                    ? std::string("this problem: is its spec file given twice?")
+                                    : writer->second) +
+                               "; give each result a file of its own");
+    }
+  }
+}
+
 int run_cli(int argc, char** argv) {
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
@@ -164,6 +189,9 @@ int run_cli(int argc, char** argv) {
     }
   }
 
+  check_c_out_clashes(problems,
+                      options.backend.empty() ? tilemm::default_backend() : options.backend);
+
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 
   if (options.list_backends) {
@@ -175,18 +203,10 @@ int run_cli(int argc, char** argv) {
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
   tilemm::check_backend(backend);
   const auto plans = tilemm::plan(problems, backend);
-  std::map<std::string, std::string> c_out_writers;  // path -> the problem that writes it
   for (const auto& p : problems) {
     if (p.c_out.empty()) continue;
     for (const auto& run : p.runs) {
       const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
-      // Within a sweep the spec reader refuses this; across problems and files it is caught here.
-      const auto [writer, first] = c_out_writers.emplace(path, p.origin.where());
-      if (!first) {
-        throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
-                                 "' is also the file of " + writer->second +
-                                 "; give each result a file of its own");
-      }
       try {
         tilemm::check_writable(path);
       } catch (const std::exception& e) {

@@ -257,22 +257,35 @@ class ProblemReader {
             "'" + src.path + "' holds a " + std::to_string(src.rows) + " x " +
                 std::to_string(src.cols) + " array; a matrix needs at least 1 row and 1 column");
     }
-    // A NaN or Inf would make every result fail validation, after the problems before it ran.
-    std::int64_t non_finite = -1;
-    try {
-      non_finite = npy::first_non_finite(src.path, header);
-    } catch (const std::exception& e) {
-      error(node, key, "'" + src.path + "': " + e.what());
-    }
-    if (non_finite >= 0) {
-      error(node, key,
-            "'" + src.path + "' holds a NaN or Inf (element " + std::to_string(non_finite) +
-                " in file order); tilemm multiplies finite matrices");
-    }
     src.fortran_order = header.fortran_order;
     src.data_offset = header.data_offset;
     dtypes_[key] = header.descr;
     return src;
+  }
+
+  /// Refuses a file holding a NaN or Inf, which would fail every result of the problem after the
+  /// problems before it had run. Each file is read once per spec (`scanned`: path -> the first
+  /// element that is not finite, -1 for none).
+  void check_finite(const std::string& key, const NpySource& src,
+                    std::map<std::string, std::int64_t>& scanned) const {
+    const YAML::Node node = find(key);
+    auto it = scanned.find(src.path);
+    if (it == scanned.end()) {
+      try {
+        it = scanned.emplace(src.path, npy::first_non_finite(src.path, npy::read_header(src.path)))
+                 .first;
+      } catch (const std::exception& e) {
+        error(node, key, "'" + src.path + "': " + e.what());
+      }
+    }
+    const std::int64_t e = it->second;
+    if (e < 0) return;
+    const std::int64_t row = src.fortran_order ? e % src.rows : e / src.cols;
+    const std::int64_t col = src.fortran_order ? e / src.rows : e % src.cols;
+    error(node, key,
+          "'" + src.path + "' holds a NaN or Inf at row " + std::to_string(row) + ", column " +
+              std::to_string(col) + " (element " + std::to_string(e) +
+              " in file order); tilemm multiplies finite matrices");
   }
 
   const std::string& dtype_of(const std::string& key) const { return dtypes_.at(key); }
@@ -357,10 +370,11 @@ std::int64_t capped_product(std::initializer_list<std::int64_t> factors) {
   return std::min(product, kMaxResults + 1);
 }
 
-/// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to.
+/// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to,
+/// `scanned` the matrix files whose values were read already (ProblemReader::check_finite).
 std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
-                                  const YAML::Node& defaults, int index,
-                                  std::int64_t& results_left) {
+                                  const YAML::Node& defaults, int index, std::int64_t& results_left,
+                                  std::map<std::string, std::int64_t>& scanned) {
   ProblemReader r(file, node, defaults, index);
   if (!node.IsMap()) {
     r.error(node, "", "must be a mapping of keys (name, m, n, k, ...), got " + describe(node));
@@ -515,6 +529,11 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
     }
   }
 
+  // Last of the checks of the files, as it reads every value.
+  if (base.a) r.check_finite("a", *base.a, scanned);
+  if (base.b) r.check_finite("b", *base.b, scanned);
+  if (base.c) r.check_finite("c", *base.c, scanned);
+
   if (r.find("c_out")) {
     const YAML::Node c_out = r.find("c_out");
     base.c_out = r.path(c_out, "c_out");
@@ -600,8 +619,10 @@ std::vector<Problem> load_spec(const std::string& path) {
 
   std::vector<Problem> out;
   std::int64_t results_left = kMaxResults;
+  std::map<std::string, std::int64_t> scanned;
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    auto expanded = read_problem(path, problems[i], defaults, static_cast<int>(i), results_left);
+    auto expanded =
+        read_problem(path, problems[i], defaults, static_cast<int>(i), results_left, scanned);
     out.insert(out.end(), expanded.begin(), expanded.end());
   }
   return out;

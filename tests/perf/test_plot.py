@@ -200,6 +200,11 @@ def main():
         check(bad.returncode != 0 and "expected a number after '='" in bad.stderr,
               "a bad --peak value is refused with a message")
         check(sorted(p.name for p in out.iterdir()) == before, "a bad --peak leaves the plot folder as it was")
+        zero = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
+                               "--bandwidth", "Synthetic Test CPU=0"], capture_output=True, text=True, env=env)
+        check(zero.returncode != 0 and "expected a positive number" in zero.stderr
+              and sorted(p.name for p in out.iterdir()) == before,
+              "a bandwidth of 0 is refused before the folder is touched")
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:

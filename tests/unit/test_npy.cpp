@@ -190,8 +190,6 @@ TEST(Npy, CountRefusesAShapeThatOverflows) {
   EXPECT_EQ(h.count(), 12);
 }
 
-// Regression (tests/fuzz/corpus/spec/regression-matrix-is-a-folder.yaml): a folder, a device or a
-// pipe named as a matrix is refused by name before anything is read from it; a pipe could block.
 TEST(Npy, FindsTheFirstNonFiniteElementInFileOrder) {
   TempDir dir;
   std::vector<double> d(300000, 0.25);  // more than one piece of the reader
@@ -209,6 +207,8 @@ TEST(Npy, FindsTheFirstNonFiniteElementInFileOrder) {
   EXPECT_EQ(npy::first_non_finite(dir.path("f.npy"), npy::read_header(dir.path("f.npy"))), 4);
 }
 
+// Regression (tests/fuzz/corpus/spec/regression-matrix-is-a-folder.yaml): a folder, a device or a
+// pipe named as a matrix is refused by name before anything is read from it; a pipe could block.
 TEST(Npy, RefusesWhatIsNotARegularFile) {
   TempDir dir;
   try {

@@ -152,7 +152,7 @@ TEST(Spec, MatrixFilesMustBeFinite) {
     const std::string message = e.what();
     for (const std::string& part :
          std::vector<std::string>{spec, "problem 'p'", "key 'a'", "a.npy' holds a NaN or Inf",
-                                  "element 5 in file order"}) {
+                                  "at row 1, column 2 (element 5 in file order)"}) {
       EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
     }
   }
