@@ -112,10 +112,10 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
-/// Refuses two results that would write C to one file: within a sweep the spec reader refuses
-/// this; across problems and spec files it is caught here, on the paths as the file system
-/// resolves them.
-void check_c_out_clashes(const std::vector<tilemm::Problem>& problems, const std::string& backend) {
+/// The files `c_out` names, checked before anything runs: each result's own (within a sweep the
+/// spec reader refuses a clash already; across problems and spec files it is caught here, on the
+/// paths as the file system resolves them), and each writable.
+void check_c_out_files(const std::vector<tilemm::Problem>& problems, const std::string& backend) {
   std::map<std::filesystem::path, std::string> writers;  // file -> the problem that writes it
   for (const auto& p : problems) {
     if (p.c_out.empty()) continue;
@@ -125,13 +125,19 @@ void check_c_out_clashes(const std::vector<tilemm::Problem>& problems, const std
       std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
       if (ec) file = std::filesystem::absolute(path).lexically_normal();
       const auto [writer, first] = writers.emplace(file, p.origin.where());
-      if (first) continue;
-      throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
-                               "' is also the file of " +
-                               (writer->second == p.origin.where()
-                                    ? std::string("this problem: is its spec file given twice?")
-                                    : writer->second) +
-                               "; give each result a file of its own");
+      if (!first) {
+        throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
+                                 "' is also the file of " +
+                                 (writer->second == p.origin.where()
+                                      ? std::string("this problem: is its spec file given twice?")
+                                      : writer->second) +
+                                 "; give each result a file of its own");
+      }
+      try {
+        tilemm::check_writable(path);
+      } catch (const std::exception& e) {
+        throw tilemm::InputError(p.origin.where() + ": key 'c_out': " + e.what());
+      }
     }
   }
 }
@@ -189,8 +195,8 @@ int run_cli(int argc, char** argv) {
     }
   }
 
-  check_c_out_clashes(problems,
-                      options.backend.empty() ? tilemm::default_backend() : options.backend);
+  const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
+  if (!options.list_backends) check_c_out_files(problems, backend);
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 
@@ -200,20 +206,8 @@ int run_cli(int argc, char** argv) {
     }
     return tilemm::kExitOk;
   }
-  const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
   tilemm::check_backend(backend);
   const auto plans = tilemm::plan(problems, backend);
-  for (const auto& p : problems) {
-    if (p.c_out.empty()) continue;
-    for (const auto& run : p.runs) {
-      const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
-      try {
-        tilemm::check_writable(path);
-      } catch (const std::exception& e) {
-        throw tilemm::InputError(p.origin.where() + ": key 'c_out': " + e.what());
-      }
-    }
-  }
   const auto context =
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
   std::signal(SIGINT, on_signal);

@@ -2,6 +2,7 @@
 // Kokkos-free, so that the spec reader can check names without knowing how kernels run.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,13 @@ inline const std::vector<std::string>& kernel_names() {
 }
 
 /// Kernels whose launch takes a tile and a team size (the team-scratch kernels).
+inline const std::vector<std::string>& tiled_kernel_names() {
+  static const std::vector<std::string> names = {"tiled", "register-tiled"};
+  return names;
+}
 inline bool kernel_is_tiled(const std::string& name) {
-  return name == "tiled" || name == "register-tiled";
+  const auto& tiled = tiled_kernel_names();
+  return std::find(tiled.begin(), tiled.end(), name) != tiled.end();
 }
 
 }  // namespace tilemm

@@ -322,13 +322,10 @@ std::map<std::string, std::vector<Tiling>> read_tiles(const ProblemReader& r,
     for (const auto& entry : node) {
       const std::string kernel = entry.first.Scalar();
       if (!kernel_is_tiled(kernel)) {
-        std::vector<std::string> tiled;
-        for (const auto& name : kernel_names()) {
-          if (kernel_is_tiled(name)) tiled.push_back(name);
-        }
         r.error(entry.first, "tile",
-                "'" + kernel + "' is not a kernel that takes a tile" + suggestion(kernel, tiled) +
-                    "; kernels with tiles: " + join(tiled));
+                "'" + kernel + "' is not a kernel that takes a tile" +
+                    suggestion(kernel, tiled_kernel_names()) +
+                    "; kernels with tiles: " + join(tiled_kernel_names()));
       }
       std::vector<Tiling>& list = tiles[kernel];
       if (entry.second.IsSequence()) {
