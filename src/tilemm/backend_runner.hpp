@@ -39,6 +39,8 @@ class Workspace final : public Session {
  public:
   using Operands = kernels::GemmOperands<ExecSpace, Scalar, Layout>;
   using Matrix = typename Operands::matrix;
+  using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
+  using Partials = typename Registry::Partials;
 
   explicit Workspace(const Plan& plan) : plan_(plan), p_(*plan.problem) {
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
@@ -60,6 +62,15 @@ class Workspace final : public Session {
     }
     g_.a = {a_, ta};
     g_.b = {b_, tb};
+    if (const std::size_t partials = plan.partial_elements(); partials > 0) {
+      try {
+        partials_ =
+            Partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tilemm::partials"), partials);
+      } catch (const std::bad_alloc&) {
+        throw RuntimeFailure(p_.origin.where() + ": allocation of " +
+                             std::to_string(plan.bytes_needed) + " bytes failed");
+      }
+    }
     g_.c = c0_;
     g_.alpha = static_cast<Scalar>(p_.alpha);
     g_.beta = static_cast<Scalar>(p_.beta);
@@ -71,8 +82,7 @@ class Workspace final : public Session {
     Kokkos::deep_copy(c_, c0_);
     Kokkos::fence();
     const auto start = std::chrono::steady_clock::now();
-    kernels::Registry<ExecSpace, Scalar, Layout>::run(p_.runs.at(r).kernel, plan_.launches.at(r),
-                                                      g_);
+    Registry::run(p_.runs.at(r).kernel, plan_.launches.at(r), g_, partials_);
     Kokkos::fence();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -112,6 +122,7 @@ class Workspace final : public Session {
   const Plan& plan_;
   const Problem& p_;
   Matrix a_, b_, c0_, c_;
+  Partials partials_;  // a split K's partial C's
   Operands g_;
   Reference<ExecSpace, Layout> reference_;
 };

@@ -26,7 +26,8 @@ std::map<std::string, std::string> placeholder_values(const Problem& problem, co
           {"precision", to_string(problem.precision)},
           {"layout", to_string(problem.layout)},
           {"tile", run.launch.tile ? tile_in_file_name(*run.launch.tile) : "default"},
-          {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"}};
+          {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"},
+          {"split_k", run.launch.split_k ? std::to_string(run.launch.split_k) : "default"}};
 }
 
 /// Replaces each {key} with lookup(key); throws on an unknown key or a '{' without '}'.
@@ -54,7 +55,7 @@ void check_path_template(const std::string& path_template) {
     if (!known.count(key)) {
       throw std::invalid_argument("unknown placeholder {" + key +
                                   "}; known: {name} {kernel} {backend} {m} {n} {k} {precision} "
-                                  "{layout} {tile} {team_size}");
+                                  "{layout} {tile} {team_size} {split_k}");
     }
     return std::string();
   });

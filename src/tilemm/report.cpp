@@ -33,16 +33,41 @@ std::string data_source(const Problem& p) {
 }  // namespace
 
 const std::vector<std::string>& result_columns() {
-  static const std::vector<std::string> columns = {
-      "name",       "kernel",      "backend",       "m",
-      "n",          "k",           "precision",     "layout",
-      "trans_a",    "trans_b",     "alpha",         "beta",
-      "tile",       "team_size",   "vector_length", "scratch_bytes",
-      "repeats",    "warmup",      "time_min_s",    "time_median_s",
-      "time_max_s", "time_mean_s", "gflops",        "gflops_best",
-      "error",      "tolerance",   "verdict",       "seed",
-      "data",       "c_out",       "spec",          "device",
-      "hostname",   "utc_time"};
+  static const std::vector<std::string> columns = {"name",
+                                                   "kernel",
+                                                   "backend",
+                                                   "m",
+                                                   "n",
+                                                   "k",
+                                                   "precision",
+                                                   "layout",
+                                                   "trans_a",
+                                                   "trans_b",
+                                                   "alpha",
+                                                   "beta",
+                                                   "tile",
+                                                   "team_size",
+                                                   "split_k",
+                                                   "vector_length",
+                                                   "scratch_bytes",
+                                                   "repeats",
+                                                   "warmup",
+                                                   "time_min_s",
+                                                   "time_median_s",
+                                                   "time_max_s",
+                                                   "time_mean_s",
+                                                   "gflops",
+                                                   "gflops_best",
+                                                   "error",
+                                                   "tolerance",
+                                                   "verdict",
+                                                   "seed",
+                                                   "data",
+                                                   "c_out",
+                                                   "spec",
+                                                   "device",
+                                                   "hostname",
+                                                   "utc_time"};
   return columns;
 }
 
@@ -65,6 +90,7 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["tile"] = launched ? nlohmann::ordered_json(r.tile_text()) : nlohmann::ordered_json();
   row["team_size"] =
       launched ? nlohmann::ordered_json(r.launch.team_size) : nlohmann::ordered_json();
+  row["split_k"] = launched ? nlohmann::ordered_json(r.launch.split_k) : nlohmann::ordered_json();
   row["vector_length"] =
       launched ? nlohmann::ordered_json(r.launch.vector_length) : nlohmann::ordered_json();
   row["scratch_bytes"] =
@@ -167,20 +193,23 @@ void Table::row(const Result& r) {
   char line[512];
   if (!header_printed_) {
     std::snprintf(line, sizeof(line),
-                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-14s %11s %10s %9s %9s %s\n",
+                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-18s %11s %10s %9s %9s %s\n",
                   "name", "kernel", "backend", "m", "n", "k", "prec", "layout", "op", "tile",
                   "median_ms", "GFLOP/s", "error", "tol", "check");
     out_ << line;
     header_printed_ = true;
   }
   const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
+  // A split K shows after the tile: "64x128x8/8x8 k/16".
+  std::string tile = r.tile_text().empty() ? "-" : r.tile_text();
+  if (r.launch.split_k > 1) tile += " k/" + std::to_string(r.launch.split_k);
   std::snprintf(
       line, sizeof(line),
-      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-14s %11.4f %10.2f %9.2e %9.2e %s\n",
+      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-18s %11.4f %10.2f %9.2e %9.2e %s\n",
       p.origin.name.c_str(), r.kernel.c_str(), r.backend.c_str(), static_cast<long long>(p.m),
       static_cast<long long>(p.n), static_cast<long long>(p.k), to_string(p.precision).c_str(),
-      to_string(p.layout).c_str(), op.c_str(), r.tile_text().empty() ? "-" : r.tile_text().c_str(),
-      r.time.median * 1e3, r.gflops, r.error, r.tolerance, r.passed ? "PASS" : "FAIL");
+      to_string(p.layout).c_str(), op.c_str(), tile.c_str(), r.time.median * 1e3, r.gflops, r.error,
+      r.tolerance, r.passed ? "PASS" : "FAIL");
   out_ << line << std::flush;
 }
 

@@ -111,7 +111,13 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
                          "' on " + name + ": " + e.what());
       }
     }
-    plan.bytes_needed = b.bytes_needed(p);
+    // The operands, and the partial C's of the launch that needs the most (a split K).
+    const std::size_t partials = plan.partial_elements();
+    const std::size_t partial_bytes =
+        partials > SIZE_MAX / p.scalar_bytes() ? SIZE_MAX : partials * p.scalar_bytes();
+    const std::size_t operand_bytes = b.bytes_needed(p);
+    plan.bytes_needed =
+        partial_bytes > SIZE_MAX - operand_bytes ? SIZE_MAX : operand_bytes + partial_bytes;
     const std::size_t available = memory_available(name);
     if (plan.bytes_needed > available) {
       throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +

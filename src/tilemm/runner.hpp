@@ -3,6 +3,7 @@
 // Kokkos types.
 #pragma once
 
+#include <algorithm>
 #include <csignal>
 #include <functional>
 #include <memory>
@@ -26,6 +27,12 @@ struct Plan {
   const Problem* problem = nullptr;
   std::vector<LaunchConfig> launches;  // one per problem->runs
   std::size_t bytes_needed = 0;        // on the backend's memory space
+  /// Scalars of a split K's partial C's: the most that one of the launches needs.
+  std::size_t partial_elements() const {
+    std::size_t most = 0;
+    for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);
+    return most;
+  }
 };
 
 /// Plans every problem on `backend`. Throws InputError when a launch cannot fit the backend (key

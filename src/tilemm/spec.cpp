@@ -25,9 +25,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
-      "name",    "m",     "n",    "k",       "precision", "layout",    "trans_a",
-      "trans_b", "alpha", "beta", "kernels", "tile",      "team_size", "repeats",
-      "warmup",  "seed",  "a",    "b",       "c",         "c_out"};
+      "name",    "m",      "n",    "k",       "precision", "layout",    "trans_a",
+      "trans_b", "alpha",  "beta", "kernels", "tile",      "team_size", "split_k",
+      "repeats", "warmup", "seed", "a",       "b",         "c",         "c_out"};
   return keys;
 }
 
@@ -472,6 +472,14 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   }
   const auto tiles = read_tiles(r, kernels);
   const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
+  const auto split_ks = r.list<std::int64_t>("split_k", integer(1, 4096), {0});
+  const bool any_split =
+      std::find(kernels.begin(), kernels.end(), "register-tiled") != kernels.end();
+  if (!any_split && r.in_problem("split_k")) {
+    r.error(
+        r.find("split_k"), "split_k",
+        "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) + "]");
+  }
 
   // The runs of one problem, then the results they make over the sweep, both counted before any
   // problem is built: a few short lists can ask for billions of either.
@@ -501,8 +509,12 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
             : std::vector<std::optional<Tiling>>(it->second.begin(), it->second.end());
     for (const auto& tile : kernel_tiles) {
       for (const auto team_size : team_sizes) {
-        if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
-        base.runs.push_back({kernel, {tile, static_cast<int>(team_size)}});
+        const bool splits = kernel == "register-tiled";
+        for (const auto split_k : splits ? split_ks : std::vector<std::int64_t>{0}) {
+          if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
+          base.runs.push_back(
+              {kernel, {tile, static_cast<int>(team_size), static_cast<int>(split_k)}});
+        }
       }
     }
   }

@@ -39,6 +39,7 @@ struct Tiling {
 struct LaunchRequest {
   std::optional<Tiling> tile;
   int team_size = 0;
+  int split_k = 0;  // ranges of K summed apart (register-tiled)
 };
 
 /// The extents of a product, op(A) m x k times op(B) k x n: defaults may depend on them (a tile
@@ -54,6 +55,11 @@ struct LaunchConfig {
   int vector_length = 0;
   std::size_t scratch_bytes = 0;  // team scratch per team
   int scratch_level = 0;          // 0: the fast, small level (GPU shared memory); 1: the large one
+  /// K cut into split_k ranges of whole K blocks, each range's products summed by teams of its
+  /// own into a partial C, then the partials added in order: teams for the GPU when C has too few
+  /// tiles to fill it and K is long.
+  int split_k = 1;
+  std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
 };
 
 inline int ceil_div(std::int64_t a, std::int64_t b) {

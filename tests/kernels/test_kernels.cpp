@@ -49,6 +49,7 @@ std::string describe(const Case& c) {
      << to_string(c.tb) << " alpha=" << c.scaling.alpha << " beta=" << c.scaling.beta;
   if (c.launch.tile) os << " tile=" << c.launch.tile->to_string();
   if (c.launch.team_size) os << " team_size=" << c.launch.team_size;
+  if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
   return os.str();
 }
 
@@ -90,7 +91,10 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   Outcome<Scalar> out;
   using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
   out.launch = Registry::plan(c.kernel, c.launch, {M, N, K});
-  Registry::run(c.kernel, out.launch, g);
+  // Poisoned, so that a partial C left unwritten shows.
+  typename Registry::Partials partials("partials", out.launch.partial_elements);
+  Kokkos::deep_copy(partials, std::numeric_limits<Scalar>::quiet_NaN());
+  Registry::run(c.kernel, out.launch, g, partials);
   Kokkos::fence();
   out.library_error = max_scaled_error(reference, C, C0);
 
@@ -166,6 +170,17 @@ void check_on(const Case& c) {
 
 void check_case(const Case& c) {
   check_on<TestSpace>(c);
+}
+
+/// check_case in both layouts and all four op combinations.
+void check_layouts_and_ops(const std::string& kernel, Shape shape, Precision precision,
+                           Scaling scaling, const LaunchRequest& launch) {
+  for (const Layout layout : {Layout::Right, Layout::Left}) {
+    for (int op = 0; op < 4; ++op) {
+      check_case({kernel, shape, layout, op & 1 ? Trans::T : Trans::N, op & 2 ? Trans::T : Trans::N,
+                  precision, scaling, launch});
+    }
+  }
 }
 
 using KernelParam = std::tuple<std::string, int /*shape*/, Layout, int /*op*/, Precision>;
@@ -331,18 +346,8 @@ TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
   } else {
     for (const auto& [tile, precision] : {std::make_pair("48x64x32/12x32", Precision::Float),
                                           std::make_pair("48x64x16/12x16", Precision::Double)}) {
-      for (const Layout layout : {Layout::Right, Layout::Left}) {
-        for (int op = 0; op < 4; ++op) {
-          check_case({"register-tiled",
-                      {101, 150, 77},
-                      layout,
-                      op & 1 ? Trans::T : Trans::N,
-                      op & 2 ? Trans::T : Trans::N,
-                      precision,
-                      {1.5, -0.5},
-                      {Tiling::parse(tile), 1}});
-        }
-      }
+      check_layouts_and_ops("register-tiled", {101, 150, 77}, precision, {1.5, -0.5},
+                            {Tiling::parse(tile), 1});
     }
   }
 }
@@ -384,12 +389,72 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
             kernels::runs_on_cpu<TestSpace>());
 }
 
+// A split K: the tiles a GPU compiles in and tiles read at run time (resident and shared
+// schedules), split into ranges of whole K blocks that leave the last one short (K = 300 in 8-deep
+// blocks: 38 blocks, in 3 ranges 13 + 13 + 12, in 7 ranges 6 x 6 + 2), in more ranges than K has
+// blocks (4099 deep in 4 ranges of 32x32x8's 513 blocks; K = 5, one block: no split), with beta
+// 0 on a poisoned C and beta != 0.
+TEST(RegisterTiledSplitK, MatchLongDoubleReference) {
+  const int team = concurrency() >= 2 ? 2 : 1;
+  const std::vector<std::pair<const char*, int>> tiles = {{"64x128x8/8x8", 0},
+                                                          {"128x64x8/8x8", 0},
+                                                          {"32x32x8/4x4", 0},
+                                                          {"16x24x6/4x8", 0},
+                                                          {"16x24x6/4x8", team}};
+  for (const auto& [tile_text, team_size] : tiles) {
+    const Tiling tile = *Tiling::parse(tile_text);
+    for (const int split : {3, 7}) {
+      for (const Scaling scaling : {Scaling{1.0, 0.0}, Scaling{1.5, -0.5}}) {
+        for (const Precision precision : {Precision::Double, Precision::Float}) {
+          check_layouts_and_ops("register-tiled", {67, 140, 300}, precision, scaling,
+                                {tile, team_size, split});
+        }
+      }
+    }
+  }
+  for (const Shape shape : {Shape{3, 5, 4099}, Shape{33, 45, 5}}) {
+    check_case({"register-tiled",
+                shape,
+                Layout::Right,
+                Trans::N,
+                Trans::N,
+                Precision::Double,
+                {1.5, -0.5},
+                {Tiling{32, 32, 8, 4, 4}, 0, 4}});
+  }
+}
+
+// The split a launch reports is the one it runs: ranges of whole K blocks, none empty.
+TEST(RegisterTiledSplitK, SplitCountIsTheRangesRun) {
+  using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+  const Tiling tile{32, 32, 8, 4, 4};
+  // {K, requested, ranges}: 10 blocks of 8 in 4 ranges are 3 + 3 + 3 + 1; in 6 ranges, 5 of 2.
+  for (const auto& [k, requested, ranges] :
+       {std::make_tuple(80, 4, 4), std::make_tuple(80, 6, 5), std::make_tuple(80, 100, 10),
+        std::make_tuple(5, 4, 1), std::make_tuple(80, 1, 1)}) {
+    const LaunchConfig cfg = Registry::plan("register-tiled", {tile, 0, requested}, {40, 30, k});
+    EXPECT_EQ(cfg.split_k, ranges) << "K = " << k << " in " << requested;
+    EXPECT_EQ(cfg.partial_elements, ranges > 1 ? std::size_t(ranges) * 40 * 30 : 0u);
+  }
+}
+
+// By default K is split only where C's tiles leave processors without a team and K is long: with
+// one processor (Serial) a single tile is enough.
+TEST(RegisterTiledSplitK, DefaultSplitOnlyWhereTilesAreFew) {
+  using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+  EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 4096}).split_k > 1, concurrency() >= 2);
+  EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 256}).split_k, 1) << "K too short";
+  EXPECT_EQ(Registry::plan("register-tiled", {}, {4096, 4096, 4096}).split_k, 1);
+}
+
 // A race shows as results that differ between runs of the same inputs.
 template <class ExecSpace>
 void repeatable_on(const std::string& kernel, const Tiling& tile, int team,
-                   Shape shape = {100, 37, 129}) {
-  Case c{kernel,     shape,       Layout::Right, Trans::N, Trans::T, Precision::Double,
-         {1.0, 0.0}, {tile, team}};
+                   Shape shape = {100, 37, 129}, int split = 0) {
+  Case c{kernel,        shape,
+         Layout::Right, Trans::N,
+         Trans::T,      Precision::Double,
+         {1.0, 0.0},    {tile, team, split}};
   std::vector<long double> a, b, c0;
   const auto first = run_kernel<ExecSpace, double, Kokkos::LayoutRight>(c, a, b, c0);
   for (int i = 0; i < 3; ++i) {
@@ -408,6 +473,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
   }
   repeatable_on<TestSpace>("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
   repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 68});
+  repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 680}, 5);
 }
 
 }  // namespace

@@ -14,6 +14,10 @@
 //       team_barrier
 //     C[my thread tiles] = alpha * acc + beta * C   elements outside C skipped
 //
+// Split K (a few tiles of C, a long K): teams take the tiles of C for each of split_k ranges of K,
+// store acc unscaled as a partial C of their range, and a second pass adds the partials in range
+// order: C = alpha * sum + beta * C.
+//
 // Two schedules of that one source, chosen by the launch's team size:
 // - resident (team size = number of thread tiles; the GPU launch): acc stays in registers for the
 //   whole K loop. A thread's rows are strips of 16 bytes spaced apart (its columns likewise), so
@@ -90,7 +94,10 @@ struct RegisterTiledGemm {
   /// that budget, so that one team multiplies while the other waits at its barrier.
   static constexpr int kTeam = Shape::fixed ? (Shape::bm / TM) * (Shape::bn / TN) : 0;
   static constexpr int kAccRegisters = TM * TN * int(sizeof(Scalar) / 4);
-  static constexpr int kMinTeams = 2 * kAccRegisters * 2 * kTeam <= 65536 ? 2 : 1;
+  static constexpr int teams_per_multiprocessor(int acc_registers, int team) {
+    return 2 * acc_registers * 2 * team <= 65536 ? 2 : 1;
+  }
+  static constexpr int kMinTeams = teams_per_multiprocessor(kAccRegisters, kTeam);
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeam, kTeam ? kMinTeams : 0>>;
   using Member = typename Policy::member_type;
 
@@ -152,6 +159,8 @@ struct RegisterTiledGemm {
   int tiles_m = 1, tiles_n = 1;
   int level = 0;                          // team scratch level
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
+  int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
+  Scalar* partials = nullptr;   // splits partial C's, M x N each in C's layout (splits > 1)
 
   KOKKOS_INLINE_FUNCTION int bm() const {
     if constexpr (Shape::fixed) return Shape::bm;
@@ -196,7 +205,8 @@ struct RegisterTiledGemm {
            ceil_div(std::int64_t(bk) * bn, team) <= kRuntimeStage;
   }
 
-  static void run(const Operands& g, const LaunchConfig& cfg) {
+  /// `partials`: cfg.partial_elements scalars of the backend's memory, for a split K.
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
     const Tiling& t = cfg.tile;
     RegisterTiledGemm kernel{g,
                              t.bm,
@@ -206,11 +216,44 @@ struct RegisterTiledGemm {
                              ceil_div(g.n(), t.bn),
                              cfg.scratch_level,
                              g.a.runs_aligned(4),
-                             g.b.runs_aligned(4)};
-    Policy policy(kernel.tiles_m * kernel.tiles_n, cfg.team_size, cfg.vector_length);
+                             g.b.runs_aligned(4),
+                             cfg.split_k,
+                             split_length(g.k(), t.bk, cfg.split_k),
+                             partials};
+    Policy policy(kernel.tiles_m * kernel.tiles_n * cfg.split_k, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::register_tiled",
         policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), kernel);
+    if (cfg.split_k > 1) sum_splits(g, partials, cfg.split_k);
+  }
+
+  /// The length of each of `splits` ranges of K: whole K blocks, as even as they divide.
+  static int split_length(int K, int bk, int splits) {
+    return splits > 1 ? ceil_div(ceil_div(K, bk), splits) * bk : K;
+  }
+  /// Where partial C `split` holds element (row, col): C's layout, the splits one after another.
+  KOKKOS_INLINE_FUNCTION static std::size_t partial_index(int split, int row, int col, int M,
+                                                          int N) {
+    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
+    return right ? (std::size_t(split) * M + row) * N + col
+                 : (std::size_t(split) * N + col) * M + row;
+  }
+  /// C = alpha * (partial 0 + partial 1 + ...) + beta * C, the partials added in the order of
+  /// their ranges of K, so that a result does not change from run to run.
+  static void sum_splits(const Operands& g, const Scalar* partials, int splits) {
+    const int M = g.m(), N = g.n();
+    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
+    const std::int64_t elements = std::int64_t(M) * N, per_split = elements;
+    Kokkos::parallel_for(
+        "tilemm::register_tiled::sum_splits",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, elements),
+        KOKKOS_LAMBDA(const std::int64_t e) {
+          Scalar sum = partials[e];
+          for (int s = 1; s < splits; ++s) sum += partials[s * per_split + e];
+          // e runs along C's memory, so that neighbouring threads touch neighbouring elements.
+          const int row = int(right ? e / N : e % M), col = int(right ? e % N : e / M);
+          scale_into(g.c(row, col), sum, g.alpha, g.beta);
+        });
   }
 
   /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
@@ -666,25 +709,40 @@ struct RegisterTiledGemm {
     }
   }
 
-  /// C[thread tile at p] = alpha * acc + beta * C[...], inside the matrix only.
-  KOKKOS_INLINE_FUNCTION void store(const Scalar (&acc)[TM][TN], int row0, int col0,
-                                    const Place& p) const {
+  /// C[thread tile at p] = alpha * acc + beta * C[...], inside the matrix only; with K split,
+  /// acc as it is into the partial C of this team's range of K.
+  KOKKOS_INLINE_FUNCTION void store(const Scalar (&acc)[TM][TN], const Member& team, int row0,
+                                    int col0, const Place& p) const {
     const int M = g.m(), N = g.n();
+    // Found again from the team rather than kept through the K loop, where float's 8x8 thread
+    // tiles have no register to spare.
+    const int split = splits > 1 ? team.league_rank() / (tiles_m * tiles_n) : 0;
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       const int row = row0 + p.m + (i / kStrip) * p.stride_m + i % kStrip;
       TILEMM_UNROLL
       for (int j = 0; j < TN; ++j) {
         const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
-        if (row < M && col < N) scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
+        if (row >= M || col >= N) continue;
+        if (splits > 1) {
+          partials[partial_index(split, row, col, M, N)] = acc[i][j];
+        } else {
+          scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
+        }
       }
     }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    // Teams take the tiles of C for K's first range, then for its second, ...
+    const int tiles = tiles_m * tiles_n, split = team.league_rank() / tiles;
     int tile_m, tile_n;
-    tile_of(team.league_rank(), tile_m, tile_n);
-    const int row0 = tile_m * bm(), col0 = tile_n * bn(), K = g.k();
+    tile_of(team.league_rank() - split * tiles, tile_m, tile_n);
+    const int row0 = tile_m * bm(), col0 = tile_n * bn();
+    // This team's range of K, [k_begin, k_begin + K): all of it unless K is split.
+    const int k_begin = split * k_split;
+    const int K = splits == 1 || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
+    const int k_end = k_begin + K;
     // On a GPU the panels are always in level 0 (plan()).
     const int scratch_level = kOnCpu ? level : 0;
     void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
@@ -702,8 +760,8 @@ struct RegisterTiledGemm {
       Scalar acc[TM][TN] = {};
       if constexpr (kShares) {
         Scalar stage_a[kShareA], stage_b[kShareB];
-        Share a = share(op_a(), a_panel(As, row0, 0), rank, g.m() - row0, true);
-        Share b = share(op_b(), b_panel(Bs, 0, col0), rank, g.n() - col0, false);
+        Share a = share(op_a(), a_panel(As, row0, k_begin), rank, g.m() - row0, true);
+        Share b = share(op_b(), b_panel(Bs, k_begin, col0), rank, g.n() - col0, false);
         // The first K block starts at k_first <= 0 and holds K's remainder, so that the later
         // ones are whole. The sums still run in k order, from zeros.
         const int blocks = (K + bk() - 1) / bk(), k_first = K - blocks * bk();
@@ -746,17 +804,17 @@ struct RegisterTiledGemm {
         }
       } else {
         Scalar stage_a[kStageA], stage_b[kStageB];
-        const Walk walk_a = a_panel(As, row0, 0).walk(rank, threads(), 4);
-        const Walk walk_b = b_panel(Bs, 0, col0).walk(rank, threads(), 4);
+        const Walk walk_a = a_panel(As, row0, k_begin).walk(rank, threads(), 4);
+        const Walk walk_b = b_panel(Bs, k_begin, col0).walk(rank, threads(), 4);
         bool quads_in_a =
-            fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
+            fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, k_begin), rank, walk_a, stage_a);
         bool quads_in_b =
-            fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
-        deposit(quads_in_a, a_panel(As, row0, 0), rank, walk_a, stage_a);
-        deposit(quads_in_b, b_panel(Bs, 0, col0), rank, walk_b, stage_b);
+            fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, k_begin, col0), rank, walk_b, stage_b);
+        deposit(quads_in_a, a_panel(As, row0, k_begin), rank, walk_a, stage_a);
+        deposit(quads_in_b, b_panel(Bs, k_begin, col0), rank, walk_b, stage_b);
         team.team_barrier();
-        for (int k0 = 0, buffer = 0; k0 < K; k0 += bk(), buffer ^= 1) {
-          const bool next = k0 + bk() < K;
+        for (int k0 = k_begin, buffer = 0; k0 < k_end; k0 += bk(), buffer ^= 1) {
+          const bool next = k0 + bk() < k_end;
           const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
           if (next) {  // global loads in flight while the thread tile is updated
             const Panel a = a_panel(As + other, row0, k0 + bk());
@@ -774,7 +832,7 @@ struct RegisterTiledGemm {
           team.team_barrier();
         }
       }
-      store(acc, row0, col0, p);
+      store(acc, team, row0, col0, p);
     } else {
       using Block = Scalar[TM][TN];
       Block* Cs = reinterpret_cast<Block*>(Bs + bk() * (bn() + kPad));  // a block per thread tile
@@ -783,7 +841,7 @@ struct RegisterTiledGemm {
         for (int i = 0; i < TM; ++i)
           for (int j = 0; j < TN; ++j) Cs[t][i][j] = 0;
       }
-      for (int k0 = 0; k0 < K; k0 += bk()) {
+      for (int k0 = k_begin; k0 < k_end; k0 += bk()) {
         load(team, op_a(), a_panel(As, row0, k0));
         load(team, op_b(), b_panel(Bs, k0, col0));
         team.team_barrier();
@@ -798,7 +856,7 @@ struct RegisterTiledGemm {
         team.team_barrier();
       }
       for (int t = team.team_rank(); t < tiles; t += team.team_size()) {
-        store(Cs[t], row0, col0, place(t));
+        store(Cs[t], team, row0, col0, place(t));
       }
     }
   }
@@ -887,8 +945,31 @@ struct RegisterTiled {
     with_schedule<false>(t, f);
   }
 
+  /// Processors that each want a team: CPU threads; GPU multiprocessors (2048 threads of Kokkos'
+  /// concurrency each).
+  static std::int64_t processors() {
+    return kCpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
+  }
+  static std::int64_t tiles_of(const Tiling& t, const Extents& e) {
+    return std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn);
+  }
+  /// Teams of tile t that run at once: a team a CPU thread; on a GPU, as many as the compiler is
+  /// asked to fit on a multiprocessor (RegisterTiledGemm::kMinTeams).
+  static std::int64_t team_slots(const Tiling& t) {
+    if (kCpu) return processors();
+    const int accumulators = t.tm * t.tn * int(sizeof(Scalar) / 4);
+    return processors() * Kernel<4, 4, true>::teams_per_multiprocessor(
+                              accumulators, (t.bm / t.tm) * (t.bn / t.tn));
+  }
+  /// K is split by default only into ranges of at least kMinSplitDepth: a range's partial C costs a
+  /// store and a load of M x N against its M x N x depth multiply-adds, and at n = 512 the GPU's
+  /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
+  static constexpr std::int64_t kMinSplitDepth = 512;
+
   /// The default tile: the largest of the backend's candidates that still gives every processor
-  /// (a CPU thread; a GPU multiprocessor, 2048 threads of Kokkos' concurrency) a tile of C, no
+  /// a tile of C. When only the smallest does, and K is long enough to split, the largest of the
+  /// split candidates that covers C with at most a quarter of its area outside, its teams made by
+  /// splitting K (default_split): the smallest tiles have the fewest multiply-adds per load. No
   /// deeper than K rounded up to 8.
   /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
   /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
@@ -918,13 +999,24 @@ struct RegisterTiled {
                                   {64, 64, 256, 8, 16},
                                   {32, 32, 256, 8, 16}}
             : std::vector<Tiling>{{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
-    const std::int64_t processors =
-        cpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
     Tiling chosen = candidates.back();
     for (const Tiling& t : candidates) {
-      if (std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn) >= processors) {
+      if (tiles_of(t, e) >= processors()) {
         chosen = t;
         break;
+      }
+    }
+    // A split K's tiles: on a GPU 8x8 thread tiles, in C's shape when it has 64 rows or columns.
+    const std::vector<Tiling> split_candidates =
+        cpu ? candidates
+            : std::vector<Tiling>{candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
+    if (chosen == candidates.back() && e.k >= 2 * kMinSplitDepth) {
+      for (const Tiling& t : split_candidates) {
+        const double covered = double(ceil_div(e.m, t.bm)) * t.bm * ceil_div(e.n, t.bn) * t.bn;
+        if (covered <= 1.25 * double(e.m) * double(e.n) && default_split(t, e) > 1) {
+          chosen = t;
+          break;
+        }
       }
     }
     // Panels deeper than K would multiply zeros: with K = 64, a 256-deep panel is 3/4 padding.
@@ -932,10 +1024,33 @@ struct RegisterTiled {
     return chosen;
   }
 
+  /// The default split of K for tile t, when its tiles leave processors without a team: as many
+  /// ranges as fill the teams that run at once (team_slots) in one wave, none shorter than
+  /// kMinSplitDepth (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128
+  /// tiles, 256 teams on 132 multiprocessors of two).
+  static int default_split(const Tiling& t, const Extents& e) {
+    const std::int64_t tiles = tiles_of(t, e);
+    if (tiles >= processors()) return 1;
+    return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, e.k / kMinSplitDepth)));
+  }
+  /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
+  /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
+  /// 5 of 2); each is nonempty.
+  static int split_count(std::int64_t K, int bk, int requested) {
+    if (K <= 0 || requested <= 1) return 1;
+    const std::int64_t blocks = ceil_div(K, bk), per_split = ceil_div(blocks, requested);
+    return ceil_div(blocks, per_split);
+  }
+
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
     const Tiling& t = cfg.tile;
+    cfg.split_k =
+        split_count(extents.k, t.bk, request.split_k ? request.split_k : default_split(t, extents));
+    if (cfg.split_k > 1) {
+      cfg.partial_elements = std::size_t(cfg.split_k) * std::size_t(extents.m) * extents.n;
+    }
     if (!t.has_thread_tile()) {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
@@ -962,10 +1077,11 @@ struct RegisterTiled {
     return cfg;
   }
 
-  static void run(const Operands& g, const LaunchConfig& cfg) {
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
     const bool ops_nn = !g.a.transposed && !g.b.transposed;
     const int leading = std::max(g.a.leading(), g.b.leading());
-    with_kernel(cfg, ops_nn, leading, [&](auto kernel) { decltype(kernel)::run(g, cfg); });
+    with_kernel(cfg, ops_nn, leading,
+                [&](auto kernel) { decltype(kernel)::run(g, cfg, partials); });
   }
 };
 

@@ -27,13 +27,23 @@ struct Registry {
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
   }
 
-  static void run(const std::string& kernel, const LaunchConfig& cfg, const Operands& g) {
+  /// Backend memory a launch needs besides the operands: LaunchConfig::partial_elements scalars
+  /// (a split K's partial C's), made once and reused run after run.
+  using Partials = Kokkos::View<Scalar*, typename Operands::device_type>;
+
+  static void run(const std::string& kernel, const LaunchConfig& cfg, const Operands& g,
+                  const Partials& partials) {
     if (kernel == "naive") {
       naive(g);
     } else if (kernel == "tiled") {
       TiledGemm<ExecSpace, Scalar, Layout>::run(g, cfg);
     } else if (kernel == "register-tiled") {
-      RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg);
+      if (partials.extent(0) < cfg.partial_elements) {
+        throw std::logic_error("a split K needs " + std::to_string(cfg.partial_elements) +
+                               " scalars of partials; " + std::to_string(partials.extent(0)) +
+                               " were made");
+      }
+      RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg, partials.data());
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
     } else {
