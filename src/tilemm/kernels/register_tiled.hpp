@@ -733,46 +733,6 @@ struct RegisterTiledGemm {
     }
   }
 
-  /// Resident schedule: the scalars of one of the two buffers of panels.
-  KOKKOS_INLINE_FUNCTION int resident_buffer_size() const {
-    return bk() * ((bm() + kPad) + (bn() + kPad));
-  }
-  /// Resident schedule, panels fetched by fetch() (tiles not compiled in, and float's): the K
-  /// blocks from k_start to k_stop, double-buffered (one team_barrier a block).
-  KOKKOS_FORCEINLINE_FUNCTION void k_blocks(const Member& team, Scalar (&acc)[TM][TN], Scalar* As,
-                                            Scalar* Bs, const Place& p, int row0, int col0,
-                                            int k_start, int k_stop) const {
-    const int rank = team.team_rank(), buffer_size = resident_buffer_size();
-    Scalar stage_a[kStageA], stage_b[kStageB];
-    const Walk walk_a = a_panel(As, row0, k_start).walk(rank, threads(), 4);
-    const Walk walk_b = b_panel(Bs, k_start, col0).walk(rank, threads(), 4);
-    bool quads_in_a =
-        fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, k_start), rank, walk_a, stage_a);
-    bool quads_in_b =
-        fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, k_start, col0), rank, walk_b, stage_b);
-    deposit(quads_in_a, a_panel(As, row0, k_start), rank, walk_a, stage_a);
-    deposit(quads_in_b, b_panel(Bs, k_start, col0), rank, walk_b, stage_b);
-    team.team_barrier();
-    for (int k0 = k_start, buffer = 0; k0 < k_stop; k0 += bk(), buffer ^= 1) {
-      const bool next = k0 + bk() < k_stop;
-      const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
-      if (next) {  // global loads in flight while the thread tile is updated
-        const Panel a = a_panel(As + other, row0, k0 + bk());
-        const Panel b = b_panel(Bs + other, k0 + bk(), col0);
-        quads_in_a = fetch<kEvenA>(op_a(), quads_a, a, rank, walk_a, stage_a);
-        quads_in_b = fetch<kEvenB>(op_b(), quads_b, b, rank, walk_b, stage_b);
-      }
-      multiply(acc, As + current, Bs + current, p);
-      if (next) {  // the other buffer was last read before the previous barrier
-        // Panels made again rather than kept across the multiply: kept, they cost double 8x8
-        // registers it does not have (spills, by the ptxas report).
-        deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
-        deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
-      }
-      team.team_barrier();
-    }
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     // Teams take the tiles of C for K's first range, then for its second, ...
     const int tiles = tiles_m * tiles_n, split = team.league_rank() / tiles;
@@ -792,13 +752,13 @@ struct RegisterTiledGemm {
     Scalar* As = reinterpret_cast<Scalar*>(
         raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
     Scalar* Bs = As + a_panel_size(bm(), bk());
+    const int buffer_size = bk() * ((bm() + kPad) + (bn() + kPad));  // resident: two buffers
 
     if constexpr (kResident) {
       const int rank = team.team_rank();
       const Place p = place(rank);
       Scalar acc[TM][TN] = {};
       if constexpr (kShares) {
-        const int buffer_size = resident_buffer_size();
         Scalar stage_a[kShareA], stage_b[kShareB];
         Share a = share(op_a(), a_panel(As, row0, k_begin), rank, g.m() - row0, true);
         Share b = share(op_b(), b_panel(Bs, k_begin, col0), rank, g.n() - col0, false);
@@ -843,13 +803,33 @@ struct RegisterTiledGemm {
           }
         }
       } else {
-        // Versioned, so that an unsplit K's bound is g.k(), which the compiler reads again from
-        // the kernel's parameters rather than hold in a register: float 128x128x16/8x8 with its ops
-        // read at run time has none to spare.
-        if (splits == 1) {
-          k_blocks(team, acc, As, Bs, p, row0, col0, 0, g.k());
-        } else {
-          k_blocks(team, acc, As, Bs, p, row0, col0, k_begin, k_end);
+        Scalar stage_a[kStageA], stage_b[kStageB];
+        const Walk walk_a = a_panel(As, row0, k_begin).walk(rank, threads(), 4);
+        const Walk walk_b = b_panel(Bs, k_begin, col0).walk(rank, threads(), 4);
+        bool quads_in_a =
+            fetch<kEvenA>(op_a(), quads_a, a_panel(As, row0, k_begin), rank, walk_a, stage_a);
+        bool quads_in_b =
+            fetch<kEvenB>(op_b(), quads_b, b_panel(Bs, k_begin, col0), rank, walk_b, stage_b);
+        deposit(quads_in_a, a_panel(As, row0, k_begin), rank, walk_a, stage_a);
+        deposit(quads_in_b, b_panel(Bs, k_begin, col0), rank, walk_b, stage_b);
+        team.team_barrier();
+        for (int k0 = k_begin, buffer = 0; k0 < k_end; k0 += bk(), buffer ^= 1) {
+          const bool next = k0 + bk() < k_end;
+          const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
+          if (next) {  // global loads in flight while the thread tile is updated
+            const Panel a = a_panel(As + other, row0, k0 + bk());
+            const Panel b = b_panel(Bs + other, k0 + bk(), col0);
+            quads_in_a = fetch<kEvenA>(op_a(), quads_a, a, rank, walk_a, stage_a);
+            quads_in_b = fetch<kEvenB>(op_b(), quads_b, b, rank, walk_b, stage_b);
+          }
+          multiply(acc, As + current, Bs + current, p);
+          if (next) {  // the other buffer was last read before the previous barrier
+            // Panels made again rather than kept across the multiply: kept, they cost double 8x8
+            // registers it does not have (spills, by the ptxas report).
+            deposit(quads_in_a, a_panel(As + other, row0, k0 + bk()), rank, walk_a, stage_a);
+            deposit(quads_in_b, b_panel(Bs + other, k0 + bk(), col0), rank, walk_b, stage_b);
+          }
+          team.team_barrier();
         }
       }
       store(acc, team, row0, col0, p);
