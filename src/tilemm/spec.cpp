@@ -577,7 +577,8 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
         if (!seen.insert(path).second) {
           r.error(r.find("c_out"), "c_out",
                   "'" + problem.c_out + "' names one file for several results of this sweep; add " +
-                      "placeholders such as {m}, {n}, {k}, {precision}, {layout} or {tile}");
+                      "placeholders such as {m}, {n}, {k}, {precision}, {layout}, {tile}, " +
+                      "{team_size} or {split_k}");
         }
       }
     }

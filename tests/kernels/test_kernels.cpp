@@ -445,6 +445,15 @@ TEST(RegisterTiledSplitK, DefaultSplitOnlyWhereTilesAreFew) {
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 4096}).split_k > 1, concurrency() >= 2);
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 256}).split_k, 1) << "K too short";
   EXPECT_EQ(Registry::plan("register-tiled", {}, {4096, 4096, 4096}).split_k, 1);
+  // A tile the spec names runs unsplit unless a split is asked for too.
+  EXPECT_EQ(Registry::plan("register-tiled", {Tiling{32, 32, 8, 4, 4}}, {8, 8, 4096}).split_k, 1);
+  // A split that would make more teams than a launch takes is refused by its key.
+  try {
+    Registry::plan("register-tiled", {Tiling{4, 4, 8, 4, 4}, 0, 4096}, {1 << 16, 1 << 16, 1 << 20});
+    ADD_FAILURE() << "2^32 tiles in 4096 ranges were accepted";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(e.key(), "split_k") << e.what();
+  }
 }
 
 // A race shows as results that differ between runs of the same inputs.

@@ -961,7 +961,7 @@ struct RegisterTiled {
     return processors() * Kernel<4, 4, true>::teams_per_multiprocessor(
                               accumulators, (t.bm / t.tm) * (t.bn / t.tn));
   }
-  /// K is split by default only into ranges of at least kMinSplitDepth: a range's partial C costs a
+  /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial C costs a
   /// store and a load of M x N against its M x N x depth multiply-adds, and at n = 512 the GPU's
   /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
   static constexpr std::int64_t kMinSplitDepth = 512;
@@ -1025,12 +1025,12 @@ struct RegisterTiled {
   }
 
   /// The default split of K for tile t, when its tiles leave processors without a team: as many
-  /// ranges as fill the teams that run at once (team_slots) in one wave, none shorter than
+  /// ranges as fill the teams that run at once (team_slots) in one wave, at most K /
   /// kMinSplitDepth (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128
   /// tiles, 256 teams on 132 multiprocessors of two).
   static int default_split(const Tiling& t, const Extents& e) {
     const std::int64_t tiles = tiles_of(t, e);
-    if (tiles >= processors()) return 1;
+    if (tiles == 0 || tiles >= processors()) return 1;
     return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, e.k / kMinSplitDepth)));
   }
   /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
@@ -1046,15 +1046,26 @@ struct RegisterTiled {
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
     const Tiling& t = cfg.tile;
-    cfg.split_k =
-        split_count(extents.k, t.bk, request.split_k ? request.split_k : default_split(t, extents));
-    if (cfg.split_k > 1) {
-      cfg.partial_elements = std::size_t(cfg.split_k) * std::size_t(extents.m) * extents.n;
-    }
     if (!t.has_thread_tile()) {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
                                     default_tile(extents).to_string());
+    }
+    // A tile the spec names runs unsplit unless the spec asks for a split too, so that a tile
+    // sweep compares tiles alone.
+    const int requested_split = request.split_k ? request.split_k
+                                : request.tile  ? 1
+                                                : default_split(t, extents);
+    cfg.split_k = split_count(extents.k, t.bk, requested_split);
+    // (Unsplit, a league that large needs more memory than a machine has: the plan's memory check
+    // refuses it.)
+    if (cfg.split_k > 1 && tiles_of(t, extents) * cfg.split_k > std::numeric_limits<int>::max()) {
+      throw LaunchError("split_k", "tile " + t.to_string() + " in " + std::to_string(cfg.split_k) +
+                                       " ranges of K makes more teams than a launch takes (" +
+                                       std::to_string(std::numeric_limits<int>::max()) + ")");
+    }
+    if (cfg.split_k > 1) {
+      cfg.partial_elements = std::size_t(cfg.split_k) * std::size_t(extents.m) * extents.n;
     }
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
