@@ -49,6 +49,10 @@ class Workspace final : public Session {
       b_ = allocate("tilemm::B", tb ? p_.n : p_.k, tb ? p_.k : p_.n);
       c0_ = allocate("tilemm::C0", p_.m, p_.n);
       c_ = allocate("tilemm::C", p_.m, p_.n);
+      if (const std::size_t partials = plan.partial_elements(); partials > 0) {  // a split K
+        partials_ =
+            Partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tilemm::partials"), partials);
+      }
     } catch (const std::bad_alloc&) {
       throw RuntimeFailure(p_.origin.where() + ": allocation of " +
                            std::to_string(plan.bytes_needed) + " bytes failed");
@@ -62,15 +66,6 @@ class Workspace final : public Session {
     }
     g_.a = {a_, ta};
     g_.b = {b_, tb};
-    if (const std::size_t partials = plan.partial_elements(); partials > 0) {
-      try {
-        partials_ =
-            Partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tilemm::partials"), partials);
-      } catch (const std::bad_alloc&) {
-        throw RuntimeFailure(p_.origin.where() + ": allocation of " +
-                             std::to_string(plan.bytes_needed) + " bytes failed");
-      }
-    }
     g_.c = c0_;
     g_.alpha = static_cast<Scalar>(p_.alpha);
     g_.beta = static_cast<Scalar>(p_.beta);
@@ -151,12 +146,7 @@ struct BackendRunner {
   /// SIZE_MAX: extents within int range can need more than 2^64 bytes, and a wrapped count would
   /// let the plan pass a problem no machine holds.
   static std::size_t bytes_needed(const Problem& p) {
-    const auto mul = [](std::size_t a, std::size_t b) {
-      return (a != 0 && b > SIZE_MAX / a) ? SIZE_MAX : a * b;
-    };
-    const auto add = [](std::size_t a, std::size_t b) {
-      return b > SIZE_MAX - a ? SIZE_MAX : a + b;
-    };
+    const auto mul = saturating_mul, add = saturating_add;
     const std::size_t m = p.m, n = p.n, k = p.k, s = p.scalar_bytes();
     const std::size_t mk = mul(m, k), kn = mul(k, n), mn = mul(m, n);
     std::size_t bytes = mul(s, add(add(mk, kn), mul(2, mn)));

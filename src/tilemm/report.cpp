@@ -33,41 +33,16 @@ std::string data_source(const Problem& p) {
 }  // namespace
 
 const std::vector<std::string>& result_columns() {
-  static const std::vector<std::string> columns = {"name",
-                                                   "kernel",
-                                                   "backend",
-                                                   "m",
-                                                   "n",
-                                                   "k",
-                                                   "precision",
-                                                   "layout",
-                                                   "trans_a",
-                                                   "trans_b",
-                                                   "alpha",
-                                                   "beta",
-                                                   "tile",
-                                                   "team_size",
-                                                   "split_k",
-                                                   "vector_length",
-                                                   "scratch_bytes",
-                                                   "repeats",
-                                                   "warmup",
-                                                   "time_min_s",
-                                                   "time_median_s",
-                                                   "time_max_s",
-                                                   "time_mean_s",
-                                                   "gflops",
-                                                   "gflops_best",
-                                                   "error",
-                                                   "tolerance",
-                                                   "verdict",
-                                                   "seed",
-                                                   "data",
-                                                   "c_out",
-                                                   "spec",
-                                                   "device",
-                                                   "hostname",
-                                                   "utc_time"};
+  // clang-format off
+  static const std::vector<std::string> columns = {
+      "name",         "kernel",       "backend",      "m",            "n",
+      "k",            "precision",    "layout",       "trans_a",      "trans_b",
+      "alpha",        "beta",         "tile",         "team_size",    "split_k",
+      "vector_length", "scratch_bytes", "repeats",      "warmup",       "time_min_s",
+      "time_median_s", "time_max_s",   "time_mean_s",  "gflops",       "gflops_best",
+      "error",        "tolerance",    "verdict",      "seed",         "data",
+      "c_out",        "spec",         "device",       "hostname",     "utc_time"};
+  // clang-format on
   return columns;
 }
 

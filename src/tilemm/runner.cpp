@@ -112,12 +112,8 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
       }
     }
     // The operands, and the partial C's of the launch that needs the most (a split K).
-    const std::size_t partials = plan.partial_elements();
-    const std::size_t partial_bytes =
-        partials > SIZE_MAX / p.scalar_bytes() ? SIZE_MAX : partials * p.scalar_bytes();
-    const std::size_t operand_bytes = b.bytes_needed(p);
-    plan.bytes_needed =
-        partial_bytes > SIZE_MAX - operand_bytes ? SIZE_MAX : operand_bytes + partial_bytes;
+    plan.bytes_needed = saturating_add(b.bytes_needed(p),
+                                       saturating_mul(plan.partial_elements(), p.scalar_bytes()));
     const std::size_t available = memory_available(name);
     if (plan.bytes_needed > available) {
       throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +

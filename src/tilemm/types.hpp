@@ -1,6 +1,7 @@
 // The vocabulary of a GEMM problem, free of Kokkos so that I/O code can use it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,15 @@ struct LaunchConfig {
   int split_k = 1;
   std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
 };
+
+/// a * b and a + b, or SIZE_MAX where they would wrap: byte counts of extents within int range
+/// can pass 2^64, and a wrapped count would let a plan pass a problem no machine holds.
+inline std::size_t saturating_mul(std::size_t a, std::size_t b) {
+  return (a != 0 && b > SIZE_MAX / a) ? SIZE_MAX : a * b;
+}
+inline std::size_t saturating_add(std::size_t a, std::size_t b) {
+  return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+}
 
 inline int ceil_div(std::int64_t a, std::int64_t b) {
   return static_cast<int>((a + b - 1) / b);
