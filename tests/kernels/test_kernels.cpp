@@ -12,6 +12,7 @@
 
 #include "backend_dispatch.hpp"
 #include "tilemm/kernel_names.hpp"
+#include "tilemm/kernels/register_tiled.hpp"
 #include "tilemm/kernels/registry.hpp"
 #include "tilemm/matrices.hpp"
 #include "tilemm/validate.hpp"

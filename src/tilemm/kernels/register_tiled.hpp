@@ -53,6 +53,7 @@
 
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/host_vector.hpp"
+#include "tilemm/kernels/register_tiled_instances.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -79,14 +80,20 @@ struct TileShape {
 using RuntimeShape = TileShape<0, 0, 0>;
 
 template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
-          class Shape = RuntimeShape, bool kOpsNN = false>
+          class Shape = RuntimeShape, bool kOpsNN = false, bool kWholeK = false>
 struct RegisterTiledGemm {
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   /// The same kernel compiled for op(A) = A and op(B) = B (kOpsNN): the panels' layouts are then
   /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
   /// read at run time.
-  using WithOpsNN = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true>;
+  using WithOpsNN =
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true, kWholeK>;
+  /// The same kernel compiled for launches that do not split K (kWholeK): each team's range is
+  /// all of K, so no register holds its bounds. (Float 128x128x16/8x8 op TN, at its 128 registers,
+  /// spilled with the split's bounds and ran 9% slower: perf/LOG.md v16.)
+  using WithWholeK =
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, true>;
   using OpN = OpView<typename Operands::const_matrix, 0>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
@@ -716,7 +723,7 @@ struct RegisterTiledGemm {
     const int M = g.m(), N = g.n();
     // Found again from the team rather than kept through the K loop, where float's 8x8 thread
     // tiles have no register to spare.
-    const int split = splits > 1 ? team.league_rank() / (tiles_m * tiles_n) : 0;
+    const int split = !kWholeK && splits > 1 ? team.league_rank() / (tiles_m * tiles_n) : 0;
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       const int row = row0 + p.m + (i / kStrip) * p.stride_m + i % kStrip;
@@ -724,7 +731,7 @@ struct RegisterTiledGemm {
       for (int j = 0; j < TN; ++j) {
         const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
         if (row >= M || col >= N) continue;
-        if (splits > 1) {
+        if (!kWholeK && splits > 1) {
           partials[partial_index(split, row, col, M, N)] = acc[i][j];
         } else {
           scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
@@ -735,14 +742,14 @@ struct RegisterTiledGemm {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     // Teams take the tiles of C for K's first range, then for its second, ...
-    const int tiles = tiles_m * tiles_n, split = team.league_rank() / tiles;
+    const int tiles = tiles_m * tiles_n, split = kWholeK ? 0 : team.league_rank() / tiles;
     int tile_m, tile_n;
     tile_of(team.league_rank() - split * tiles, tile_m, tile_n);
     const int row0 = tile_m * bm(), col0 = tile_n * bn();
     // This team's range of K, [k_begin, k_begin + K): all of it unless K is split.
-    const int k_begin = split * k_split;
-    const int K = splits == 1 || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
-    const int k_end = k_begin + K;
+    const int k_begin = kWholeK ? 0 : split * k_split;
+    const int K = kWholeK || splits == 1 || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
+    const int k_end = kWholeK ? g.k() : k_begin + K;
     // On a GPU the panels are always in level 0 (plan()).
     const int scratch_level = kOnCpu ? level : 0;
     void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
@@ -904,9 +911,10 @@ struct RegisterTiled {
   /// LayoutRight's op NN (`ops_nn`) runs the kernel compiled for it (WithOpsNN); other ops and
   /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
   /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
+  /// A launch that does not split K (`whole_k`) runs the kernel compiled for that (WithWholeK).
   static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
-  static bool with_fixed_tile(const Tiling& t, bool ops_nn, int leading, F&& f) {
+  static bool with_fixed_tile(const Tiling& t, bool ops_nn, bool whole_k, int leading, F&& f) {
     if constexpr (kCpu) {
       return false;
     } else {
@@ -915,10 +923,14 @@ struct RegisterTiled {
         using General = decltype(kernel);
         if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
         found = true;
+        const auto with_split = [&](auto chosen) {
+          using Chosen = decltype(chosen);
+          return whole_k ? f(typename Chosen::WithWholeK{}) : f(chosen);
+        };
         if constexpr (kCompiledOps) {
-          if (ops_nn) return f(typename General::WithOpsNN{});
+          if (ops_nn) return with_split(typename General::WithOpsNN{});
         }
-        f(kernel);
+        with_split(kernel);
       };
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
@@ -939,7 +951,7 @@ struct RegisterTiled {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
-      if (with_fixed_tile(t, ops_nn, leading, f)) return;
+      if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, leading, f)) return;
       if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
     with_schedule<false>(t, f);
@@ -1095,5 +1107,16 @@ struct RegisterTiled {
                 [&](auto kernel) { decltype(kernel)::run(g, cfg, partials); });
   }
 };
+
+template <class ExecSpace, class Scalar, class Layout>
+LaunchConfig plan_register_tiled(const LaunchRequest& request, const Extents& extents) {
+  return RegisterTiled<ExecSpace, Scalar, Layout>::plan(request, extents);
+}
+
+template <class ExecSpace, class Scalar, class Layout>
+void run_register_tiled(const GemmOperands<ExecSpace, Scalar, Layout>& g, const LaunchConfig& cfg,
+                        Scalar* partials) {
+  RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg, partials);
+}
 
 }  // namespace tilemm::kernels

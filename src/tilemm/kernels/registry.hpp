@@ -6,7 +6,7 @@
 
 #include "tilemm/kernels/kokkos_kernels.hpp"
 #include "tilemm/kernels/naive.hpp"
-#include "tilemm/kernels/register_tiled.hpp"
+#include "tilemm/kernels/register_tiled_instances.hpp"
 #include "tilemm/kernels/tiled.hpp"
 
 namespace tilemm::kernels {
@@ -22,7 +22,7 @@ struct Registry {
                            const Extents& extents) {
     if (kernel == "tiled") return TiledGemm<ExecSpace, Scalar, Layout>::plan(request);
     if (kernel == "register-tiled") {
-      return RegisterTiled<ExecSpace, Scalar, Layout>::plan(request, extents);
+      return plan_register_tiled<ExecSpace, Scalar, Layout>(request, extents);
     }
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
   }
@@ -43,7 +43,7 @@ struct Registry {
                                " scalars of partials; " + std::to_string(partials.extent(0)) +
                                " were made");
       }
-      RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg, partials.data());
+      run_register_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials.data());
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
     } else {
