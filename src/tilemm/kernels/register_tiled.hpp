@@ -53,7 +53,6 @@
 
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/host_vector.hpp"
-#include "tilemm/kernels/register_tiled_instances.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -1107,16 +1106,5 @@ struct RegisterTiled {
                 [&](auto kernel) { decltype(kernel)::run(g, cfg, partials); });
   }
 };
-
-template <class ExecSpace, class Scalar, class Layout>
-LaunchConfig plan_register_tiled(const LaunchRequest& request, const Extents& extents) {
-  return RegisterTiled<ExecSpace, Scalar, Layout>::plan(request, extents);
-}
-
-template <class ExecSpace, class Scalar, class Layout>
-void run_register_tiled(const GemmOperands<ExecSpace, Scalar, Layout>& g, const LaunchConfig& cfg,
-                        Scalar* partials) {
-  RegisterTiled<ExecSpace, Scalar, Layout>::run(g, cfg, partials);
-}
 
 }  // namespace tilemm::kernels
