@@ -31,6 +31,7 @@ out=$(cd "$out" && pwd)
 jobs=${TILEMM_JOBS:-$(nproc)}
 day=$(date -u +%Y-%m-%d)
 build=build-cuda
+cuda_objects='^src/CMakeFiles/tilemm_core.dir/(tilemm/backends/cuda|generated/register_tiled/Cuda_[A-Za-z_]+)\.cpp\.o'
 tilemm=$build/src/tilemm
 log() { printf '[cuda-study %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 gpu_tag() {
@@ -75,9 +76,21 @@ for step in "${steps[@]}"; do
       done
       ;;
     ptxas)
-      log "compiler report of src/tilemm/backends/cuda.cpp"
-      command=$(cd "$build" && ninja -t commands src/CMakeFiles/tilemm_core.dir/tilemm/backends/cuda.cpp.o | tail -n 1)
-      (cd "$build" && eval "${command/ -c / -Xptxas -v -c }") >"$out/ptxas.log" 2>&1
+      # The backend file and the register-tiled instance files (src/CMakeLists.txt), side by side.
+      objects=$(cd "$build" && ninja -t targets all | grep -oE "$cuda_objects" | sort -u)
+      log "compiler report of" $objects
+      pids=()
+      for object in $objects; do
+        command=$(cd "$build" && ninja -t commands "$object" | tail -n 1)
+        (cd "$build" && eval "${command/ -c / -Xptxas -v -c }") \
+          >"$out/ptxas-$(basename "$object" .cpp.o).log" 2>&1 &
+        pids+=($!)
+      done
+      for pid in "${pids[@]}"; do
+        wait "$pid" || { tail -n 30 "$out"/ptxas-*.log; exit 1; }
+      done
+      cat "$out"/ptxas-*.log >"$out/ptxas.log"
+      rm -f "$out"/ptxas-*.log
       perf/ptxas_report.py "$out/ptxas.log" | tee "$out/ptxas.txt"
       ;;
     tune) run_spec tune inputs/tune-register-tiled.yaml --backend cuda --quiet ;;
