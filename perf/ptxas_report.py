@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 KERNEL = re.compile(r"(RegisterTiledGemm|TiledGemm)<Kokkos::(\w+), (\w+), Kokkos::(\w+)"
-                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?(?:, (true|false))?)?)?>")
+                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?"
+                    r"(?:, (true|false)(?:, (true|false))?)?)?)?>")
 
 
 def demangle(names):
@@ -40,12 +41,17 @@ def main(path):
         k = KERNEL.search(name)
         if not k:
             continue
-        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops_nn = k.groups()
+        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops_nn, whole_k = k.groups()
+        if "::sum_splits(" in name:  # the pass that adds a split K's partials, one per kernel type
+            rows.add(("sum_splits", space, scalar, layout, "-", "-", int(regs), properties, smem))
+            continue
         tile = f"{tm}x{tn}" if tm else "-"
         if bm and bm != "0":  # a team tile compiled in: BMxBNxBK/TMxTN
             tile = f"{bm}x{bn}x{bk}/{tile}"
             if ops_nn == "true":  # compiled for op NN
                 tile += " NN"
+            if whole_k == "true":  # compiled for launches that do not split K
+                tile += " K"
         schedule = {"true": "resident", "false": "shared", None: "-"}[resident]
         rows.add((kernel, space, scalar, layout, tile, schedule, int(regs), properties, smem))
     print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':19} {'schedule':8} "
