@@ -31,7 +31,6 @@ out=$(cd "$out" && pwd)
 jobs=${TILEMM_JOBS:-$(nproc)}
 day=$(date -u +%Y-%m-%d)
 build=build-cuda
-cuda_objects='^src/CMakeFiles/tilemm_core.dir/(tilemm/backends/cuda|generated/register_tiled/Cuda_[A-Za-z_]+)\.cpp\.o'
 tilemm=$build/src/tilemm
 log() { printf '[cuda-study %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 gpu_tag() {
@@ -77,6 +76,7 @@ for step in "${steps[@]}"; do
       ;;
     ptxas)
       # The backend file and the register-tiled instance files (src/CMakeLists.txt), side by side.
+      cuda_objects='^src/CMakeFiles/tilemm_core.dir/(tilemm/backends/cuda|generated/register_tiled/Cuda_[A-Za-z_]+)\.cpp\.o'
       objects=$(cd "$build" && ninja -t targets all | grep -oE "$cuda_objects" | sort -u)
       log "compiler report of" $objects
       pids=()

@@ -184,6 +184,10 @@ struct RegisterTiledGemm {
   static Tiling fixed_tile() {
     return {Shape::bm, Shape::bn, Shape::bk, TM, TN};
   }
+  /// Whether this launch splits K; never in a kernel compiled for launches that do not.
+  KOKKOS_INLINE_FUNCTION bool split_launch() const {
+    return !kWholeK && splits > 1;
+  }
   /// Resident schedule: a thread per thread tile.
   KOKKOS_INLINE_FUNCTION int threads() const {
     return (bm() / TM) * (bn() / TN);
@@ -722,7 +726,7 @@ struct RegisterTiledGemm {
     const int M = g.m(), N = g.n();
     // Found again from the team rather than kept through the K loop, where float's 8x8 thread
     // tiles have no register to spare.
-    const int split = !kWholeK && splits > 1 ? team.league_rank() / (tiles_m * tiles_n) : 0;
+    const int split = split_launch() ? team.league_rank() / (tiles_m * tiles_n) : 0;
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       const int row = row0 + p.m + (i / kStrip) * p.stride_m + i % kStrip;
@@ -730,7 +734,7 @@ struct RegisterTiledGemm {
       for (int j = 0; j < TN; ++j) {
         const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
         if (row >= M || col >= N) continue;
-        if (!kWholeK && splits > 1) {
+        if (split_launch()) {
           partials[partial_index(split, row, col, M, N)] = acc[i][j];
         } else {
           scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
@@ -745,10 +749,10 @@ struct RegisterTiledGemm {
     int tile_m, tile_n;
     tile_of(team.league_rank() - split * tiles, tile_m, tile_n);
     const int row0 = tile_m * bm(), col0 = tile_n * bn();
-    // This team's range of K, [k_begin, k_begin + K): all of it unless K is split.
-    const int k_begin = kWholeK ? 0 : split * k_split;
-    const int K = kWholeK || splits == 1 || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
-    const int k_end = kWholeK ? g.k() : k_begin + K;
+    // This team's range of K, [k_begin, k_begin + K): all of it unless the launch splits K.
+    const int k_begin = split * k_split;
+    const int K = !split_launch() || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
+    const int k_end = k_begin + K;
     // On a GPU the panels are always in level 0 (plan()).
     const int scratch_level = kOnCpu ? level : 0;
     void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
@@ -922,14 +926,14 @@ struct RegisterTiled {
         using General = decltype(kernel);
         if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
         found = true;
-        const auto with_split = [&](auto chosen) {
+        const auto for_k = [&](auto chosen) {  // compiled for whole K, or with the ranges
           using Chosen = decltype(chosen);
           return whole_k ? f(typename Chosen::WithWholeK{}) : f(chosen);
         };
         if constexpr (kCompiledOps) {
-          if (ops_nn) return with_split(typename General::WithOpsNN{});
+          if (ops_nn) return for_k(typename General::WithOpsNN{});
         }
-        with_split(kernel);
+        for_k(kernel);
       };
       offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
       offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
