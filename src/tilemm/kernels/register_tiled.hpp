@@ -751,7 +751,9 @@ struct RegisterTiledGemm {
     const int row0 = tile_m * bm(), col0 = tile_n * bn();
     // This team's range of K, [k_begin, k_begin + K): all of it unless the launch splits K.
     const int k_begin = split * k_split;
-    const int K = !split_launch() || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
+    // (splits == 1, not !split_launch(): ptxas allocates the split kernels' registers by such
+    // details, and this is the form they were measured in.)
+    const int K = kWholeK || splits == 1 || g.k() - k_begin < k_split ? g.k() - k_begin : k_split;
     const int k_end = k_begin + K;
     // On a GPU the panels are always in level 0 (plan()).
     const int scratch_level = kOnCpu ? level : 0;
