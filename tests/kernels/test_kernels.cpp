@@ -285,7 +285,7 @@ INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
                          ::testing::Combine(::testing::Values("tiled", "register-tiled"),
                                             ::testing::Values(Layout::Right, Layout::Left)));
 
-// The tiles a GPU build compiles with fixed extents (register_tiled.hpp, with_fixed_tile;
+// The tiles a GPU build compiles with fixed extents (register_tiled_launch.hpp, with_fixed_tile;
 // LayoutRight's op NN runs a kernel compiled for it, the rest the one that reads the ops at run
 // time), with the backend's team size: on a GPU the resident schedule with 16-byte loads where a
 // panel lies inside the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68:

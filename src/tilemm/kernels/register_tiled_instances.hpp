@@ -9,11 +9,11 @@
 
 namespace tilemm::kernels {
 
-/// RegisterTiled<ExecSpace, Scalar, Layout>::plan (register_tiled.hpp).
+/// RegisterTiled<ExecSpace, Scalar, Layout>::plan (register_tiled_launch.hpp).
 template <class ExecSpace, class Scalar, class Layout>
 LaunchConfig plan_register_tiled(const LaunchRequest& request, const Extents& extents);
 
-/// RegisterTiled<ExecSpace, Scalar, Layout>::run (register_tiled.hpp).
+/// RegisterTiled<ExecSpace, Scalar, Layout>::run (register_tiled_launch.hpp).
 template <class ExecSpace, class Scalar, class Layout>
 void run_register_tiled(const GemmOperands<ExecSpace, Scalar, Layout>& g, const LaunchConfig& cfg,
                         Scalar* partials);

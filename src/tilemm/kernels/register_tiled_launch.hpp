@@ -1,0 +1,256 @@
+// The register-tiled kernel's launch (register_tiled.hpp holds the kernel): the default tile per
+// backend and precision, the split of K for few tiles and a long K, the limits a launch is checked
+// against before anything runs, and the tiles compiled in, which pick the kernel a launch runs.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tilemm/kernels/register_tiled.hpp"
+
+namespace tilemm::kernels {
+
+/// The launch of the register-tiled kernel: its defaults per backend and precision, its limits,
+/// and the thread tiles (TM x TN) compiled in.
+template <class ExecSpace, class Scalar, class Layout>
+struct RegisterTiled {
+  using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+
+  template <int TM, int TN, bool kResident, class Shape = RuntimeShape>
+  using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
+
+  /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
+  /// LaunchError for a thread tile that is not compiled in.
+  /// The CPU's own thread tiles, 12x16 and 12x32: 24 of AVX-512's 32 vector registers in double
+  /// and float respectively, and on a GPU 192 to 768 registers of accumulators a thread.
+  static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
+  template <bool kResident, class F>
+  static void with_schedule(const Tiling& t, F&& f) {
+    if (t.tm == 4 && t.tn == 4) {
+      f(Kernel<4, 4, kResident>{});
+    } else if (t.tm == 4 && t.tn == 8) {
+      f(Kernel<4, 8, kResident>{});
+    } else if (t.tm == 8 && t.tn == 8) {
+      f(Kernel<8, 8, kResident>{});
+    } else if (t.tm == 8 && t.tn == 16) {
+      f(Kernel<8, 16, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == 16) {
+      if constexpr (kCpu) f(Kernel<12, 16, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == 32) {
+      if constexpr (kCpu) f(Kernel<12, 32, kResident>{});
+    } else {
+      throw LaunchError("tile", "tile " + t.to_string() +
+                                    ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
+                                    "8x16" +
+                                    (kCpu ? ", 12x16, 12x32" : " (and on CPUs 12x16, 12x32)"));
+    }
+  }
+  /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
+  /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml) and its offsets
+  /// fit the operands' leading dimension `leading` (offsets_fit; 0 while planning, where either
+  /// kernel takes the same launch); returns whether.
+  /// LayoutRight's op NN (`ops_nn`) runs the kernel compiled for it (WithOpsNN); other ops and
+  /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
+  /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
+  /// A launch that does not split K (`whole_k`) runs the kernel compiled for that (WithWholeK).
+  static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
+  template <class F>
+  static bool with_fixed_tile(const Tiling& t, bool ops_nn, bool whole_k, int leading, F&& f) {
+    if constexpr (kCpu) {
+      return false;
+    } else {
+      bool found = false;
+      const auto offer = [&](auto kernel) {
+        using General = decltype(kernel);
+        if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
+        found = true;
+        const auto for_k = [&](auto chosen) {  // compiled for whole K, or with the ranges
+          using Chosen = decltype(chosen);
+          return whole_k ? f(typename Chosen::WithWholeK{}) : f(chosen);
+        };
+        if constexpr (kCompiledOps) {
+          if (ops_nn) return for_k(typename General::WithOpsNN{});
+        }
+        for_k(kernel);
+      };
+      offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
+      offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{});
+      offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{});
+      offer(Kernel<4, 8, true, TileShape<64, 128, 8>>{});
+      offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{});
+      offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{});
+      return found;
+    }
+  }
+  /// The resident schedule when the team has one thread per thread tile and the tile is compiled in
+  /// or each thread can stage its share of the panels in registers (shares_fit); the shared
+  /// schedule otherwise.
+  template <class F>
+  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, int leading, F&& f) {
+    using Resident = Kernel<4, 4, true>;
+    const Tiling& t = cfg.tile;
+    if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
+      if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, leading, f)) return;
+      if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
+    }
+    with_schedule<false>(t, f);
+  }
+
+  /// Processors that each want a team: CPU threads; GPU multiprocessors (2048 threads of Kokkos'
+  /// concurrency each).
+  static std::int64_t processors() {
+    return kCpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
+  }
+  static std::int64_t tiles_of(const Tiling& t, const Extents& e) {
+    return std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn);
+  }
+  /// Teams of tile t that run at once: a team a CPU thread; on a GPU, as many as the compiler is
+  /// asked to fit on a multiprocessor (RegisterTiledGemm::kMinTeams).
+  static std::int64_t team_slots(const Tiling& t) {
+    if (kCpu) return processors();
+    const int accumulators = t.tm * t.tn * int(sizeof(Scalar) / 4);
+    return processors() * Kernel<4, 4, true>::teams_per_multiprocessor(
+                              accumulators, (t.bm / t.tm) * (t.bn / t.tn));
+  }
+  /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial C costs a
+  /// store and a load of M x N against its M x N x depth multiply-adds, and at n = 512 the GPU's
+  /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
+  static constexpr std::int64_t kMinSplitDepth = 512;
+
+  /// The default tile: the largest of the backend's candidates that still gives every processor
+  /// a tile of C. When only the smallest does, and K is long enough to split, the largest of the
+  /// split candidates that covers C with at most a quarter of its area outside, its teams made by
+  /// splitting K (default_split): the smallest tiles have the fewest multiply-adds per load. No
+  /// deeper than K rounded up to 8.
+  /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
+  /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
+  /// types (host_vector.hpp), 12 rows of two AVX-512 registers (12x32 float, 12x16 double) and
+  /// the best of the 2-core machine's sweep (perf/LOG.md v8); without them, thread tiles one
+  /// 64-byte vector wide (v5).
+  static Tiling default_tile(const Extents& e) {
+    constexpr bool cpu = kCpu;
+    // Double 128x128x8/8x8 runs one team of 256 threads a multiprocessor, which loads its first
+    // panels and stores its tile of C alone; 64x128x8/8x8 runs two teams, which overlap those.
+    // 128x128 is the faster from K = 1024 on, 64x128 below (perf/LOG.md v11, v14).
+    std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    if (e.k >= 1024) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
+    const std::vector<Tiling> candidates =
+        !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
+                                                                    {64, 64, 16, 4, 4},
+                                                                    {32, 32, 8, 4, 4}}
+                                              : gpu_double)
+        : kHostVectors ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, 32},
+                                                                    {96, 128, 256, 12, 32},
+                                                                    {48, 64, 256, 12, 32}}
+                                              : std::vector<Tiling>{{192, 256, 128, 12, 16},
+                                                                    {96, 128, 128, 12, 16},
+                                                                    {48, 64, 128, 12, 16}})
+        : sizeof(Scalar) == 4
+            ? std::vector<Tiling>{{128, 256, 256, 8, 16},
+                                  {64, 64, 256, 8, 16},
+                                  {32, 32, 256, 8, 16}}
+            : std::vector<Tiling>{{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
+    Tiling chosen = candidates.back();
+    for (const Tiling& t : candidates) {
+      if (tiles_of(t, e) >= processors()) {
+        chosen = t;
+        break;
+      }
+    }
+    // A split K's tiles: on a GPU 8x8 thread tiles, in C's shape when it has 64 rows or columns.
+    const std::vector<Tiling> split_candidates =
+        cpu ? candidates
+            : std::vector<Tiling>{candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
+    if (chosen == candidates.back() && e.k >= 2 * kMinSplitDepth) {
+      for (const Tiling& t : split_candidates) {
+        const double covered = double(ceil_div(e.m, t.bm)) * t.bm * ceil_div(e.n, t.bn) * t.bn;
+        if (covered <= 1.25 * double(e.m) * double(e.n) && default_split(t, e) > 1) {
+          chosen = t;
+          break;
+        }
+      }
+    }
+    // Panels deeper than K would multiply zeros: with K = 64, a 256-deep panel is 3/4 padding.
+    if (e.k > 0) chosen.bk = static_cast<int>(std::min<std::int64_t>(chosen.bk, (e.k + 7) / 8 * 8));
+    return chosen;
+  }
+
+  /// The default split of K for tile t, when its tiles leave processors without a team: as many
+  /// ranges as fill the teams that run at once (team_slots) in one wave, at most K /
+  /// kMinSplitDepth (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128
+  /// tiles, 256 teams on 132 multiprocessors of two).
+  static int default_split(const Tiling& t, const Extents& e) {
+    const std::int64_t tiles = tiles_of(t, e);
+    if (tiles == 0 || tiles >= processors()) return 1;
+    return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, e.k / kMinSplitDepth)));
+  }
+  /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
+  /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
+  /// 5 of 2); each is nonempty.
+  static int split_count(std::int64_t K, int bk, int requested) {
+    if (K <= 0 || requested <= 1) return 1;
+    const std::int64_t blocks = ceil_div(K, bk), per_split = ceil_div(blocks, requested);
+    return ceil_div(blocks, per_split);
+  }
+
+  static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
+    LaunchConfig cfg;
+    cfg.tile = request.tile.value_or(default_tile(extents));
+    const Tiling& t = cfg.tile;
+    if (!t.has_thread_tile()) {
+      throw LaunchError("tile", "tile " + t.to_string() +
+                                    ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
+                                    default_tile(extents).to_string());
+    }
+    // A tile the spec names runs unsplit unless the spec asks for a split too, so that a tile
+    // sweep compares tiles alone.
+    const int requested_split = request.split_k ? request.split_k
+                                : request.tile  ? 1
+                                                : default_split(t, extents);
+    cfg.split_k = split_count(extents.k, t.bk, requested_split);
+    // (Unsplit, a league that large needs more memory than a machine has: the plan's memory check
+    // refuses it.)
+    if (cfg.split_k > 1 && tiles_of(t, extents) * cfg.split_k > std::numeric_limits<int>::max()) {
+      throw LaunchError("split_k", "tile " + t.to_string() + " in " + std::to_string(cfg.split_k) +
+                                       " ranges of K makes more teams than a launch takes (" +
+                                       std::to_string(std::numeric_limits<int>::max()) + ")");
+    }
+    if (cfg.split_k > 1) {
+      cfg.partial_elements = std::size_t(cfg.split_k) * std::size_t(extents.m) * extents.n;
+    }
+    const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
+    cfg.vector_length = 1;
+    cfg.team_size = request.team_size ? request.team_size : (kCpu ? 1 : thread_tiles);
+    if (thread_tiles % cfg.team_size != 0) {
+      throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
+                                         " does not divide the " + std::to_string(thread_tiles) +
+                                         " thread tiles of tile " + t.to_string());
+    }
+    with_kernel(cfg, false, 0, [&](auto kernel) {  // any ops and operands: the same launch
+      using Launched = decltype(kernel);
+      cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
+      // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
+      // memory, so there the panels must fit level 0.
+      const bool fits_level0 =
+          cfg.scratch_bytes <= std::size_t(Launched::Policy::scratch_size_max(0));
+      cfg.scratch_level = (!fits_level0 && kCpu) ? 1 : 0;
+      check_team_launch(kernel, cfg);
+    });
+    return cfg;
+  }
+
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+    const bool ops_nn = !g.a.transposed && !g.b.transposed;
+    const int leading = std::max(g.a.leading(), g.b.leading());
+    with_kernel(cfg, ops_nn, leading,
+                [&](auto kernel) { decltype(kernel)::run(g, cfg, partials); });
+  }
+};
+
+}  // namespace tilemm::kernels
