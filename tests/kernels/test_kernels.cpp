@@ -13,6 +13,7 @@
 #include "backend_dispatch.hpp"
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/kernels/register_tiled.hpp"
+#include "tilemm/kernels/register_tiled_launch.hpp"
 #include "tilemm/kernels/registry.hpp"
 #include "tilemm/matrices.hpp"
 #include "tilemm/validate.hpp"
@@ -439,13 +440,24 @@ TEST(RegisterTiledSplitK, SplitCountIsTheRangesRun) {
   }
 }
 
-// By default K is split only where C's tiles leave processors without a team and K is long: with
-// one processor (Serial) a single tile is enough.
-TEST(RegisterTiledSplitK, DefaultSplitOnlyWhereTilesAreFew) {
+// By default K is split only where K is long and C's tiles leave processors without a team, at
+// once or in their last wave: with one processor (Serial) a single tile is enough.
+TEST(RegisterTiledSplitK, DefaultSplitWhereProcessorsWouldWait) {
   using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 4096}).split_k > 1, concurrency() >= 2);
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 256}).split_k, 1) << "K too short";
   EXPECT_EQ(Registry::plan("register-tiled", {}, {4096, 4096, 4096}).split_k, 1);
+  EXPECT_EQ(Registry::plan("register-tiled", {}, {8192, 8192, 8192}).split_k, 1);
+  // Tiles in whole waves stay whole; one tile more than a wave is split, where a wave has room for
+  // more than one team.
+  using Launch = kernels::RegisterTiled<TestSpace, double, Kokkos::LayoutRight>;
+  const Tiling tile{128, 128, 8, 8, 8};
+  const int slots = static_cast<int>(Launch::team_slots(tile));
+  for (const int waves : {1, 3}) {
+    EXPECT_EQ(Launch::default_split(tile, {128 * waves * slots, 128, 16384}), 1) << waves;
+    EXPECT_EQ(Launch::default_split(tile, {128 * (waves * slots + 1), 128, 16384}) > 1, slots > 1)
+        << waves << " waves and a tile on " << slots;
+  }
   // A tile the spec names runs unsplit unless a split is asked for too.
   EXPECT_EQ(Registry::plan("register-tiled", {Tiling{32, 32, 8, 4, 4}}, {8, 8, 4096}).split_k, 1);
   // A split that would make more teams than a launch takes is refused by its key.

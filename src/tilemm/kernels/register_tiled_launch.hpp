@@ -181,14 +181,41 @@ struct RegisterTiled {
     return chosen;
   }
 
-  /// The default split of K for tile t, when its tiles leave processors without a team: as many
-  /// ranges as fill the teams that run at once (team_slots) in one wave, at most K /
-  /// kMinSplitDepth (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128
-  /// tiles, 256 teams on 132 multiprocessors of two).
+  /// Multiply-adds a processor could do in the time the machine moves one scalar of a partial C
+  /// to or from memory, summed over processors: on the H200 in double, 12e12 multiply-adds a second
+  /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23. Taken higher, so that a split that only
+  /// evens out the last wave must win clearly.
+  static constexpr std::int64_t kPartialCost = 32;
+
+  /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
+  /// processors without a team: as many ranges as fill the teams that run at once (team_slots) in
+  /// one wave (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128 tiles,
+  /// 256 teams on 132 multiprocessors of two). Otherwise the split that the waves of teams finish
+  /// soonest, with the partial C's written and read (split_time): a last wave that leaves most
+  /// processors idle is worth splitting when K is deep (1536 x 1536 x 16384 in double: 144 tiles
+  /// on 132 multiprocessors ran at 13.6 TFLOP/s, one whole wave of 132 at 24.8; perf/LOG.md).
   static int default_split(const Tiling& t, const Extents& e) {
-    const std::int64_t tiles = tiles_of(t, e);
-    if (tiles == 0 || tiles >= processors()) return 1;
-    return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, e.k / kMinSplitDepth)));
+    const std::int64_t tiles = tiles_of(t, e), most = e.k / kMinSplitDepth;
+    if (tiles == 0 || most <= 1) return 1;
+    if (tiles < processors()) {
+      return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, most)));
+    }
+    int best = 1;  // (more ranges than teams run at once cannot shorten the last wave further)
+    for (int requested = 2; requested <= std::min(most, team_slots(t)); ++requested) {
+      if (split_time(t, e, requested) < split_time(t, e, best)) best = requested;
+    }
+    return best;
+  }
+  /// The time a split of K into `requested` ranges predicts, in multiply-adds of one team: its
+  /// waves of teams (team_slots at once) times a team's multiply-adds, and, split, the partial C's
+  /// that teams write and the sum reads back, and C, at kPartialCost each across the processors.
+  static std::int64_t split_time(const Tiling& t, const Extents& e, int requested) {
+    const int splits = split_count(e.k, t.bk, requested);
+    const std::int64_t slots = team_slots(t);
+    const std::int64_t depth = std::int64_t(ceil_div(ceil_div(e.k, t.bk), splits)) * t.bk;
+    const std::int64_t waves = (tiles_of(t, e) * splits + slots - 1) / slots;
+    const std::int64_t moved = splits > 1 ? (2 * splits + 1) * e.m * e.n : 0;
+    return waves * depth * t.bm * t.bn + moved * kPartialCost / slots;
   }
   /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
   /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
