@@ -212,13 +212,15 @@ struct RegisterTiled {
   /// The time a split of K into `requested` ranges predicts, in multiply-adds of one team: its
   /// waves of teams (team_slots at once) times a team's multiply-adds, and, split, the partial C's
   /// that teams write and the sum reads back, and C, at kPartialCost each across the processors.
-  static std::int64_t split_time(const Tiling& t, const Extents& e, int requested) {
+  /// (In floating point: a shape far past any memory, refused later by the plan's memory check,
+  /// passes 2^63 multiply-adds.)
+  static double split_time(const Tiling& t, const Extents& e, int requested) {
     const int splits = split_count(e.k, t.bk, requested);
     const std::int64_t slots = team_slots(t);
-    const std::int64_t depth = std::int64_t(ceil_div(ceil_div(e.k, t.bk), splits)) * t.bk;
-    const std::int64_t waves = (tiles_of(t, e) * splits + slots - 1) / slots;
-    const std::int64_t moved = splits > 1 ? (2 * splits + 1) * e.m * e.n : 0;
-    return waves * depth * t.bm * t.bn + moved * kPartialCost / slots;
+    const double depth = double(ceil_div(ceil_div(e.k, t.bk), splits)) * t.bk;
+    const double waves = double((tiles_of(t, e) * splits + slots - 1) / slots);
+    const double moved = splits > 1 ? (2.0 * splits + 1) * double(e.m) * double(e.n) : 0.0;
+    return waves * depth * t.bm * t.bn + moved * kPartialCost / double(slots);
   }
   /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
   /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
