@@ -183,8 +183,8 @@ struct RegisterTiled {
 
   /// Multiply-adds a processor could do in the time the machine moves one scalar of a partial C
   /// to or from memory, summed over processors: on the H200 in double, 12e12 multiply-adds a second
-  /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23; 32 with default_split's margin picked
-  /// the fastest split measured, or one within 2% of it, for 12 of 14 shapes (perf/LOG.md).
+  /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23; with 32 and default_split's margin the
+  /// default came within 4% of the fastest split measured in each of 22 shapes (perf/LOG.md).
   static constexpr std::int64_t kPartialCost = 32;
 
   /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
@@ -205,8 +205,8 @@ struct RegisterTiled {
       if (split_time(t, e, requested) < split_time(t, e, best)) best = requested;
     }
     // A split must promise a twentieth less time than none: the count leaves out the second pass's
-    // launch and what the split kernels lose. (6144^3 in double, predicted 0.4% faster in two
-    // ranges, ran 1.5-5% slower; perf/LOG.md.)
+    // launch and what the split kernels lose. (6144^3 in double, predicted 0.3% faster in two
+    // ranges, ran 0.2-2% slower; perf/LOG.md.)
     return 20 * split_time(t, e, best) <= 19 * split_time(t, e, 1) ? best : 1;
   }
   /// The time a split of K into `requested` ranges predicts, in multiply-adds of one team: its
