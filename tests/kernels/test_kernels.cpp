@@ -467,6 +467,14 @@ TEST(RegisterTiledSplitK, DefaultSplitWhereProcessorsWouldWait) {
   } catch (const LaunchError& e) {
     EXPECT_EQ(e.key(), "split_k") << e.what();
   }
+  // ... also where the count of teams would pass 2^63 (a sanitized build reports an overflow).
+  constexpr int kMax = std::numeric_limits<int>::max();
+  try {
+    Registry::plan("register-tiled", {Tiling{4, 4, 8, 4, 4}, 0, 4096}, {kMax, kMax, 1 << 20});
+    ADD_FAILURE() << "2.9e17 tiles in 4096 ranges were accepted";
+  } catch (const LaunchError& e) {
+    EXPECT_EQ(e.key(), "split_k") << e.what();
+  }
 }
 
 // A race shows as results that differ between runs of the same inputs.

@@ -248,7 +248,9 @@ struct RegisterTiled {
     cfg.split_k = split_count(extents.k, t.bk, requested_split);
     // (Unsplit, a league that large needs more memory than a machine has: the plan's memory check
     // refuses it.)
-    if (cfg.split_k > 1 && tiles_of(t, extents) * cfg.split_k > std::numeric_limits<int>::max()) {
+    // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
+    // them pass 2^63.)
+    if (cfg.split_k > 1 && tiles_of(t, extents) > std::numeric_limits<int>::max() / cfg.split_k) {
       throw LaunchError("split_k", "tile " + t.to_string() + " in " + std::to_string(cfg.split_k) +
                                        " ranges of K makes more teams than a launch takes (" +
                                        std::to_string(std::numeric_limits<int>::max()) + ")");
