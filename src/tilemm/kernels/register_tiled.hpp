@@ -152,8 +152,14 @@ struct RegisterTiledGemm {
   // zero-filled, no checks or second path in the K loop (perf/LOG.md v10c: 1.05x-1.2x). Float keeps
   // fetch()'s aligned quads: with one 4-byte scalar a load it ran at 0.94x. Each panel's lines,
   // either way round, must divide the team.
+  // (A shape read at run time has no team to divide: kTeam is 0, and nvcc warns of a % 0 that the
+  // && would skip, so the test is not compiled for it.)
   static constexpr bool divides_team(int rows, int cols) {
-    return Shape::fixed && kTeam % rows == 0 && kTeam % cols == 0 && (rows * cols) % kTeam == 0;
+    if constexpr (Shape::fixed) {
+      return kTeam % rows == 0 && kTeam % cols == 0 && (rows * cols) % kTeam == 0;
+    } else {
+      return false;
+    }
   }
   static constexpr bool kShares = kResident && sizeof(Scalar) == 8 &&
                                   divides_team(Shape::bm, Shape::bk) &&
