@@ -146,6 +146,7 @@ void add_context(const tilemm::RunContext& context) {
 int run_benchmarks(int argc, char** argv) {
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
+  kokkos_args.check();
 
   Options o;
   CLI::App app{"tilemm-bench: Google Benchmark over tilemm's kernels and KokkosBlas::gemm.",

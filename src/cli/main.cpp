@@ -24,6 +24,7 @@
 #include "tilemm/report.hpp"
 #include "tilemm/runner.hpp"
 #include "tilemm/spec.hpp"
+#include "tilemm/utf8.hpp"
 
 namespace {
 
@@ -112,50 +113,94 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
-/// The files `c_out` names, checked before anything runs: each result's own (within a sweep the
-/// spec reader refuses a clash already; across problems and spec files it is caught here, on the
-/// paths as the file system resolves them), and each writable.
-void check_c_out_files(const std::vector<tilemm::Problem>& problems, const std::string& backend) {
-  std::map<std::filesystem::path, std::string> writers;  // file -> the problem that writes it
+/// A file as the file system resolves it, so that two spellings of one file compare equal.
+std::filesystem::path file_identity(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
+  return ec ? std::filesystem::absolute(path).lexically_normal() : file;
+}
+
+/// Every file a run will write, checked before anything runs: each writable, none written twice
+/// (a second write would lose the first), none an input (the spec files, the .npy matrices).
+/// Within a sweep the spec reader refuses a `c_out` clash already; across problems, spec files and
+/// the --json and --csv files it is caught here.
+void check_output_files(const Options& options, const std::vector<tilemm::Problem>& problems,
+                        const std::string& backend) {
+  std::map<std::filesystem::path, std::string> inputs;  // file -> what reads it
+  for (const auto& spec : options.specs) inputs.emplace(file_identity(spec), "a spec file");
+  for (const auto& p : problems) {
+    for (const auto& [key, source] : {std::pair{"a", &p.a}, {"b", &p.b}, {"c", &p.c}}) {
+      if (*source) {
+        inputs.emplace(file_identity((*source)->path),
+                       "key '" + std::string(key) + "' of " + p.origin.where());
+      }
+    }
+  }
+  std::map<std::filesystem::path, std::string> outputs;  // file -> what writes it
+  // Throws InputError, worded by `who` (the option or the problem and key), when `path` is taken.
+  const auto claim = [&](const std::string& path, const std::string& who) {
+    const auto file = file_identity(path);
+    if (const auto input = inputs.find(file); input != inputs.end()) {
+      throw tilemm::InputError(who + ": '" + path + "' is " + input->second +
+                               ": the results would overwrite an input");
+    }
+    const auto [writer, first] = outputs.emplace(file, who);
+    if (!first) {
+      throw tilemm::InputError(who + ": '" + path + "' is also the file of " +
+                               (writer->second == who
+                                    ? std::string("this problem: is its spec file given twice?")
+                                    : writer->second) +
+                               "; give each result a file of its own");
+    }
+    try {
+      tilemm::check_writable(path);
+    } catch (const std::exception& e) {
+      throw tilemm::InputError(who + ": " + e.what());
+    }
+  };
+  if (!options.json.empty()) claim(options.json, "--json");
+  if (!options.csv.empty()) claim(options.csv, "--csv");
   for (const auto& p : problems) {
     if (p.c_out.empty()) continue;
     for (const auto& run : p.runs) {
-      const std::string path = tilemm::expand_path_template(p.c_out, p, run, backend);
-      std::error_code ec;
-      std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
-      if (ec) file = std::filesystem::absolute(path).lexically_normal();
-      const auto [writer, first] = writers.emplace(file, p.origin.where());
-      if (!first) {
-        throw tilemm::InputError(p.origin.where() + ": key 'c_out': '" + path +
-                                 "' is also the file of " +
-                                 (writer->second == p.origin.where()
-                                      ? std::string("this problem: is its spec file given twice?")
-                                      : writer->second) +
-                                 "; give each result a file of its own");
-      }
-      try {
-        tilemm::check_writable(path);
-      } catch (const std::exception& e) {
-        throw tilemm::InputError(p.origin.where() + ": key 'c_out': " + e.what());
-      }
+      claim(tilemm::expand_path_template(p.c_out, p, run, backend),
+            p.origin.where() + ": key 'c_out'");
     }
   }
 }
 
+/// A file option's value: an empty one (an unset variable in a job script) would write nothing.
+const CLI::Validator kFileName(
+    [](std::string& path) { return path.empty() ? std::string("an empty file name") : ""; }, "");
+
 int run_cli(int argc, char** argv) {
+  // Every argument may end up in the results (the command line is part of the context), and those
+  // are JSON: text that is not UTF-8 is refused before anything runs.
+  for (int i = 1; i < argc; ++i) {
+    if (!tilemm::is_valid_utf8(argv[i])) {
+      throw tilemm::InputError("argument " + std::to_string(i) +
+                               " is not UTF-8 text (file names included)");
+    }
+  }
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
+  kokkos_args.check();
 
   Options options;
   CLI::App app{
       "tilemm: tiled dense matrix multiplication (GEMM) with Kokkos, validated against "
       "KokkosBlas::gemm and timed on any backend of the Kokkos build.",
       "tilemm"};
-  app.add_option("specs", options.specs, "problem spec files (YAML)");
+  app.add_option("specs", options.specs, "problem spec files (YAML)")->type_name("SPEC.yaml");
   app.add_option("--backend", options.backend,
-                 "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)");
-  app.add_option("--json", options.json, "write results and context as JSON to FILE");
-  app.add_option("--csv", options.csv, "write results as CSV to FILE");
+                 "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)")
+      ->type_name("NAME");
+  app.add_option("--json", options.json, "write results and context as JSON to FILE")
+      ->type_name("FILE")
+      ->check(kFileName);
+  app.add_option("--csv", options.csv, "write results as CSV to FILE")
+      ->type_name("FILE")
+      ->check(kFileName);
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
   app.add_flag("--list-backends", options.list_backends,
                "print the backends of this build and exit");
@@ -168,8 +213,8 @@ int run_cli(int argc, char** argv) {
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? tilemm::kExitOk : tilemm::kExitInputError;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    throw tilemm::InputError(std::string(e.what()) + " (try: tilemm --help)");
   }
   if (options.specs.empty() && !options.list_backends && kokkos_args.help()) {
     Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());  // prints Kokkos' help
@@ -186,17 +231,8 @@ int run_cli(int argc, char** argv) {
     auto loaded = tilemm::load_spec(spec);
     problems.insert(problems.end(), loaded.begin(), loaded.end());
   }
-  for (const auto& path : {options.json, options.csv}) {
-    if (path.empty()) continue;
-    try {
-      tilemm::check_writable(path);
-    } catch (const std::exception& e) {
-      throw tilemm::InputError(e.what());
-    }
-  }
-
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
-  if (!options.list_backends) check_c_out_files(problems, backend);
+  if (!options.list_backends) check_output_files(options, problems, backend);
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 

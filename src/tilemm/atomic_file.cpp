@@ -21,18 +21,32 @@ fs::path temp_path_for(const std::string& path) {
   return folder_of(path) /
          ("." + fs::path(path).filename().string() + ".tmp." + std::to_string(::getpid()));
 }
+/// The file a write replaces: through a symbolic link to the file it names, so that the link stays.
+std::string target_of(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_symlink(path, ec)) return path;
+  const fs::path file = fs::weakly_canonical(path, ec);
+  return ec ? path : file.string();
+}
 }  // namespace
 
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& fill) {
-  const fs::path target(path);
-  const fs::path temp = temp_path_for(path);
+  const fs::path target(target_of(path));
+  const fs::path temp = temp_path_for(target.string());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {
       throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
     }
-    fill(out);
+    try {
+      fill(out);
+    } catch (...) {  // no half-made temporary file left behind
+      out.close();
+      std::error_code ignored;
+      fs::remove(temp, ignored);
+      throw;
+    }
     out.flush();
     if (!out) {
       std::error_code ignored;
@@ -48,21 +62,29 @@ void write_file_atomically(const std::string& path,
   }
 }
 
-void check_writable(const std::string& path) {
+void check_writable(const std::string& given) {
+  const std::string path = target_of(given);
   const fs::path folder = folder_of(path);
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) {
-    throw std::runtime_error("cannot write '" + path + "': '" + folder.string() + "' " +
+    throw std::runtime_error("cannot write '" + given + "': '" + folder.string() + "' " +
                              (fs::exists(folder, ec) ? "is not a folder" : "does not exist"));
   }
   if (fs::is_directory(path, ec)) {
-    throw std::runtime_error("cannot write '" + path + "': it is a folder");
+    throw std::runtime_error("cannot write '" + given + "': it is a folder");
+  }
+  // The write makes a new file and renames it over the old one: over a device such as /dev/null
+  // (as root) or a pipe, that would replace it with a plain file.
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+    throw std::runtime_error("cannot write '" + given +
+                             "': it is not a regular file (a device, a pipe?); results go to "
+                             "regular files");
   }
   // Try what the real write will do: create a temporary file in that folder, then remove it.
   const fs::path probe = temp_path_for(path);
   std::ofstream out(probe, std::ios::binary | std::ios::trunc);
   if (!out) {
-    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot write '" + given + "': " + std::strerror(errno));
   }
   out.close();
   fs::remove(probe, ec);

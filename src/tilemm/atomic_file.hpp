@@ -10,10 +10,12 @@
 namespace tilemm {
 
 /// Calls `fill` with a stream to a temporary file in the target's folder, then renames it to
-/// `path`. Throws std::runtime_error naming the path when the file cannot be written.
+/// `path` (through a symbolic link, to the file it names). Throws std::runtime_error naming the
+/// path when the file cannot be written, and leaves no temporary file behind.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
-/// Checks that `path` can be created or replaced (its folder exists and is writable), without
+/// Checks that `path` can be created or replaced (its folder exists and is writable, the file is
+/// none or a regular one; a symbolic link stands for the file it names), without
 /// touching an existing file. Throws std::runtime_error naming the path and the reason.
 void check_writable(const std::string& path);
 

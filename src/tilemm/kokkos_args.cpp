@@ -2,6 +2,10 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "tilemm/errors.hpp"
 
 namespace tilemm {
 
@@ -21,6 +25,36 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
   for (auto& a : args_) argv_.push_back(a.data());
   argv_.push_back(nullptr);
   argc_ = static_cast<int>(args_.size());
+}
+
+void KokkosArguments::check() const {
+  struct Count {
+    const char* flag;
+    long min;
+  };
+  // Kokkos before 3.7 sees --kokkos-threads (translated above); one program runs on at most a few
+  // thousand threads, and a larger count has crashed Kokkos 3.4's OpenMP backend.
+  static const Count counts[] = {
+      {"--kokkos-num-threads=", 1}, {"--kokkos-threads=", 1}, {"--kokkos-device-id=", 0}};
+  constexpr long kMost = 4096;
+  for (std::size_t i = 1; i < args_.size(); ++i) {
+    for (const Count& c : counts) {
+      const std::string flag = c.flag;
+      if (args_[i].rfind(flag, 0) != 0) continue;
+      const std::string text = args_[i].substr(flag.size());
+      char* end = nullptr;
+      errno = 0;
+      const long value = std::strtol(text.c_str(), &end, 10);
+      const bool digits =
+          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || *end != '\0' || errno == ERANGE || value < c.min || value > kMost) {
+        const std::string shown = flag == "--kokkos-threads=" ? "--kokkos-num-threads=" : flag;
+        throw InputError(shown.substr(0, shown.size() - 1) + ": must be a whole number in [" +
+                         std::to_string(c.min) + ", " + std::to_string(kMost) + "], got '" + text +
+                         "'");
+      }
+    }
+  }
 }
 
 bool KokkosArguments::help() const {

@@ -17,6 +17,10 @@ class KokkosArguments {
   KokkosArguments(const KokkosArguments&) = delete;
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
+  /// Throws InputError when a count Kokkos takes (--kokkos-num-threads=N, --kokkos-device-id=N) is
+  /// not a whole number in range: Kokkos would end the program with an exception of its own.
+  void check() const;
+
   /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
   bool help() const;
 

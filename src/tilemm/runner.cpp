@@ -184,7 +184,8 @@ bool run(const Plan& plan, const std::string& name,
       for (int w = 0; w < p.warmup && !stopped(); ++w) session->run(r);
       std::vector<double> samples;
       for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
-      if (stopped()) return false;
+      // A signal during the last timed run leaves every run done: that result is kept.
+      if (int(samples.size()) < p.repeats) return false;
       // A race shows as an error that moves between runs: check the last timed run as well.
       res.error = std::max(first_error, session->error());
       res.time = TimeStats::of(samples);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/npy.hpp"
 #include "tilemm/output_paths.hpp"
+#include "tilemm/utf8.hpp"
 
 namespace tilemm {
 namespace fs = std::filesystem;
@@ -86,6 +88,43 @@ std::string describe(const YAML::Node& node) {
       return "a mapping";
     default:
       return "nothing";
+  }
+}
+
+/// What every spec must be as a YAML document, whatever its keys: no key twice in one mapping
+/// (yaml-cpp would keep the first silently) and text in UTF-8 (the results are JSON).
+void check_document(const std::string& path, const YAML::Node& node) {
+  const auto where = [&](const YAML::Node& at) {
+    return path + ":" + std::to_string(at.Mark().line + 1) + ":" +
+           std::to_string(at.Mark().column + 1) + ": ";
+  };
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      if (!is_valid_utf8(node.Scalar())) {
+        throw InputError(where(node) + "text that is not UTF-8 (spec files are UTF-8)");
+      }
+      break;
+    case YAML::NodeType::Sequence:
+      for (const auto& item : node) check_document(path, item);
+      break;
+    case YAML::NodeType::Map: {
+      std::map<std::string, YAML::Mark> seen;
+      for (const auto& entry : node) {
+        check_document(path, entry.first);
+        if (entry.first.IsScalar()) {
+          const auto [first, fresh] = seen.emplace(entry.first.Scalar(), entry.first.Mark());
+          if (!fresh) {
+            throw InputError(where(entry.first) + "key '" + entry.first.Scalar() +
+                             "' given twice in one mapping (first on line " +
+                             std::to_string(first->second.line + 1) + "); give it once");
+          }
+        }
+        check_document(path, entry.second);
+      }
+      break;
+    }
+    default:
+      break;
   }
 }
 
@@ -196,7 +235,9 @@ class ProblemReader {
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(value)) {
+    // strtod flags an underflow (1e-310, a subnormal) as ERANGE too: only an overflow is refused.
+    const bool overflow = errno == ERANGE && std::fabs(value) > 1;
+    if (text.empty() || *end != '\0' || overflow || !std::isfinite(value)) {
       error(node, key, "must be a finite number, got '" + text + "'");
     }
     return value;
@@ -326,6 +367,14 @@ std::map<std::string, std::vector<Tiling>> read_tiles(const ProblemReader& r,
                 "'" + kernel + "' is not a kernel that takes a tile" +
                     suggestion(kernel, tiled_kernel_names()) +
                     "; kernels with tiles: " + join(tiled_kernel_names()));
+      }
+      // In `defaults:` a map may name kernels some problems leave out; in the problem, it means
+      // one.
+      if (r.in_problem("tile") &&
+          std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) {
+        r.error(
+            entry.first, "tile",
+            "'" + kernel + "' is not among the kernels [" + join(kernels) + "] of this problem");
       }
       std::vector<Tiling>& list = tiles[kernel];
       if (entry.second.IsSequence()) {
@@ -472,6 +521,13 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   }
   const auto tiles = read_tiles(r, kernels);
   const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
+  if (r.in_problem("team_size") &&
+      std::none_of(kernels.begin(), kernels.end(),
+                   [](const std::string& k) { return kernel_is_tiled(k); })) {
+    r.error(r.find("team_size"), "team_size",
+            "only kernels with tiles take a team size, and none of the kernels [" + join(kernels) +
+                "] has one");
+  }
   const auto split_ks = r.list<std::int64_t>("split_k", integer(1, 4096), {0});
   const bool any_split =
       std::find(kernels.begin(), kernels.end(), "register-tiled") != kernels.end();
@@ -538,6 +594,19 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
     }
   }
 
+  // alpha and beta are applied in the problem's precision: a double beyond float's range would be
+  // infinity there and fail validation, blaming the kernel for the spec.
+  if (std::find(precisions.begin(), precisions.end(), "float") != precisions.end()) {
+    for (const auto& [key, value] :
+         {std::pair{"alpha", base.alpha}, std::pair{"beta", base.beta}}) {
+      if (std::fabs(value) > FLT_MAX) {
+        r.error(r.find(key), key,
+                "is beyond the range of float (about 3.4e38 in magnitude), and the problem's "
+                "precision is float");
+      }
+    }
+  }
+
   // Last of the checks of the files, as it reads every value.
   if (base.a) r.check_finite("a", *base.a, scanned);
   if (base.b) r.check_finite("b", *base.b, scanned);
@@ -590,6 +659,7 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
 
 std::vector<Problem> load_spec(const std::string& path) {
   std::error_code ec;
+  if (!is_valid_utf8(path)) throw InputError(path + ": a file name that is not UTF-8");
   if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
   if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a spec file");
   {
@@ -605,6 +675,7 @@ std::vector<Problem> load_spec(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": cannot read: " + e.what());
   }
+  check_document(path, root);
   if (!root.IsMap()) {
     throw InputError(path + ": a spec file is a mapping with a 'problems:' list, got " +
                      describe(root));

@@ -211,6 +211,32 @@ TEST(Spec, RefusesBadValues) {
   expect_error(kHead + mnk + "    warmup: -1\n", {"key 'warmup'"});
   expect_error(kHead + mnk + "    seed: -1\n", {"key 'seed'"});
   expect_error(kHead + mnk + "    team_size: 0\n", {"key 'team_size'"});
+  expect_error(kHead + mnk + "    kernels: [naive]\n    team_size: 64\n",
+               {"key 'team_size'", "none of the kernels [naive]"});
+  // alpha and beta are applied in the problem's precision.
+  expect_error(kHead + mnk + "    precision: [double, float]\n    alpha: 1e39\n",
+               {"key 'alpha'", "range of float"});
+  expect_error(kHead + mnk + "    alpha: 1e309\n", {"key 'alpha'", "finite number"});
+}
+
+TEST(Spec, TakesSubnormalScalars) {  // strtod reports these as a range error too
+  TempDir dir;
+  const auto problems = load(dir, kHead + "    m: 4\n    n: 4\n    k: 4\n    alpha: 1e-310\n");
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].alpha, 1e-310);
+}
+
+TEST(Spec, RefusesDuplicateKeysAndTextNotInUtf8) {
+  const std::string mnk = "    m: 4\n    n: 4\n    k: 4\n";
+  expect_error(kHead + mnk + "    m: 100000\n", {":5:", "key 'm' given twice", "first on line 3"});
+  expect_error("defaults:\n  repeats: 2\n  repeats: 3\n" + kHead + mnk, {"key 'repeats'"});
+  expect_error(kHead + mnk + "problems:\n  - name: q\n", {"key 'problems' given twice"});
+  expect_error(kHead + mnk + "    tile: {tiled: 8, tiled: 16}\n", {"key 'tiled' given twice"});
+  expect_error("problems:\n  - name: caf\xe9\n" + mnk, {":2:", "not UTF-8"});
+  expect_error("problems:\n  - name: \xc0\xaf\n" + mnk, {"not UTF-8"});  // an overlong '/'
+  TempDir dir;                                                           // UTF-8 proper is taken
+  EXPECT_EQ(load(dir, "problems:\n  - name: caf\xc3\xa9 \xf0\x9f\x98\x80\n" + mnk)[0].origin.name,
+            "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
 TEST(Spec, RefusesBadTiles) {
@@ -222,6 +248,8 @@ TEST(Spec, RefusesBadTiles) {
   expect_error(kHead + mnk + "    kernels: naive\n    tile: 8\n", {"key 'tile'", "takes a tile"});
   expect_error(kHead + mnk + "    tile: {naive: 8}\n",
                {"key 'tile'", "'naive' is not a kernel that takes a tile; kernels with tiles: "});
+  expect_error(kHead + mnk + "    kernels: [naive, tiled]\n    tile: {register-tiled: 8}\n",
+               {"key 'tile'", "'register-tiled' is not among the kernels [naive, tiled]"});
   expect_error(kHead + mnk + "    tile: {tile: 8}\n",
                {"key 'tile'", "(did you mean 'tiled'?)", "kernels with tiles: "});
 }
