@@ -84,7 +84,7 @@ OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "roofline
 COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision", "layout", "trans",
            "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "time_s", "error", "tolerance", "verdict",
            "vendor_gflops", "vendor_fraction", "bytes", "intensity", "problem", "note", "format",
-           "source", "hostname", "git_hash", "date"]
+           "source", "hostname", "git_hash", "build", "date"]
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -96,6 +96,14 @@ def platform_name(device, backend, concurrency):
         return "%s (%s)" % (device, backend)
     threads = int(float(concurrency))
     return "%s (%s, %d thread%s)" % (device, backend, threads, "" if threads == 1 else "s")
+
+
+def build_of(context):
+    """What tells two builds apart in a result file's context: the commit, compiler and Kokkos."""
+    def text(value):
+        return "+".join(map(str, value)) if isinstance(value, list) else str(value or "?")
+    return ", ".join(text(context.get(key)) for key in
+                     ("git_hash", "compiler", "kokkos_version", "kokkos_arch", "kokkos_backends"))
 
 
 def minimal_bytes(precision, m, n, k, beta_nonzero):
@@ -129,7 +137,7 @@ def read_cli(doc, source):
             "tolerance": r.get("tolerance"), "verdict": r.get("verdict"), "problem": r.get("name"),
             "note": "", "format": "tilemm-cli", "source": source,
             "hostname": r.get("hostname") or context.get("hostname"),
-            "git_hash": context.get("git_hash"),
+            "git_hash": context.get("git_hash"), "build": build_of(context),
             "date": context.get("utc_time") or r.get("utc_time"),
         })
     return rows
@@ -235,7 +243,8 @@ def read_gbench(doc, source):
                    source=source, device=context.get("device"),
                    backend=fields["backend"] or context.get("backend"),
                    hostname=context.get("hostname") or context.get("host_name"),
-                   git_hash=context.get("git_hash"), date=context.get("utc_time") or context.get("date"),
+                   git_hash=context.get("git_hash"), build=build_of(context),
+                   date=context.get("utc_time") or context.get("date"),
                    problem=run_name, bytes=traffic, note=note)
         if bench.get("error_occurred"):
             message = bench.get("error_message", "benchmark stopped with an error")
@@ -331,6 +340,19 @@ def prepare(rows):
     df["valid"] = df.verdict.isin(["pass", "unknown"]) & (df.gflops > 0)
     df["square"] = (df.m == df.n) & (df.n == df.k)
     return add_vendor_fraction(df)
+
+
+def warn_mixed_platforms(df):
+    """A platform is a device name, a backend and a thread count: results from several machines or
+    builds that share them (a generic CPU name, nodes of one cluster, two compilers) are pooled, and
+    the plots take the best result of each problem among them. Say so: they may not be alike."""
+    for platform, here in df.groupby("platform"):
+        hosts, builds = here.hostname.dropna().nunique(), here.build.dropna().nunique()
+        if hosts > 1 or builds > 1:
+            print("note: platform '%s' pools %d host%s and %d build%s (%d files): its plots take "
+                  "each problem's best among them; summary.csv has the host and build of every row"
+                  % (platform, hosts, "" if hosts == 1 else "s", builds, "" if builds == 1 else "s",
+                     here.source.nunique()), file=sys.stderr)
 
 
 def portability(df):
@@ -679,6 +701,7 @@ def main(argv=None):
     if not rows:
         sys.exit("plot.py: no results in %d files" % len(args.files))
     df = prepare(rows)
+    warn_mixed_platforms(df)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in OUTPUTS:  # a plot this run cannot make must not survive from an older run
