@@ -477,6 +477,57 @@ TEST(RegisterTiledSplitK, DefaultSplitWhereProcessorsWouldWait) {
   }
 }
 
+// Validation fails on a NaN wherever it is: in C, or in the reference (where a NaN difference
+// would drop out of the maximum).
+TEST(Validation, NaNInCOrReferenceNeverPasses) {
+  using Operands = kernels::GemmOperands<TestSpace, double, Kokkos::LayoutRight>;
+  using Matrix = typename Operands::matrix;
+  Matrix A("A", 5, 7), B("B", 7, 3), C0("C0", 5, 3), C("C", 5, 3);
+  fill_random<TestSpace>(A, 7, MatrixId::A);
+  fill_random<TestSpace>(B, 7, MatrixId::B);
+  fill_nan<TestSpace>(C0);
+  Operands g;
+  g.a = {A, false};
+  g.b = {B, false};
+  g.c = C0;
+  auto reference = make_reference(g);
+  Kokkos::deep_copy(C, reference.c);
+  EXPECT_EQ(max_scaled_error(reference, C, C0), 0.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::deep_copy(Kokkos::subview(C, 2, 1), nan);
+  EXPECT_EQ(max_scaled_error(reference, C, C0), HUGE_VAL);
+  Kokkos::deep_copy(C, reference.c);
+  Kokkos::deep_copy(Kokkos::subview(reference.c, 4, 2), nan);
+  EXPECT_EQ(max_scaled_error(reference, C, C0), HUGE_VAL);
+}
+
+// The kernels index in int: an extent whose last tile would reach past 2^31 - 1, or more teams
+// than a launch takes, is refused by its key before anything runs.
+TEST(TeamKernelLimits, RefusesIndicesPastInt) {
+  using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
+  constexpr std::int64_t kMax = std::numeric_limits<int>::max();
+  const auto key_of = [](const std::string& kernel, const LaunchRequest& request,
+                         const Extents& e) -> std::string {
+    try {
+      Registry::plan(kernel, request, e);
+    } catch (const LaunchError& error) {
+      EXPECT_NE(std::string(error.what()).find(std::to_string(e.m)), std::string::npos)
+          << error.what();
+      return error.key();
+    }
+    return "";
+  };
+  const Tiling tiled{24, 24, 24}, registered{64, 64, 8, 8, 8};
+  EXPECT_EQ(key_of("tiled", {tiled}, {kMax, 1, 1}), "m");
+  EXPECT_EQ(key_of("tiled", {tiled}, {kMax - 24, 1, 1}), "");
+  EXPECT_EQ(key_of("register-tiled", {registered}, {1, kMax - 63, 1}), "n");
+  EXPECT_EQ(key_of("register-tiled", {registered}, {1, 1, kMax - 7}), "k");
+  EXPECT_EQ(key_of("register-tiled", {registered, 0, 1}, {1, 1, kMax - 8}), "");
+  EXPECT_EQ(key_of("register-tiled", {}, {kMax, 1, 1}), "m");                // the default tile too
+  EXPECT_EQ(key_of("tiled", {Tiling{1, 1, 1}}, {46341, 46341, 1}), "tile");  // 2^31 + 4680 teams
+  EXPECT_EQ(key_of("naive", {}, {kMax, kMax, kMax}), "");  // Kokkos' own launch, in int64
+}
+
 // A race shows as results that differ between runs of the same inputs.
 template <class ExecSpace>
 void repeatable_on(const std::string& kernel, const Tiling& tile, int team,

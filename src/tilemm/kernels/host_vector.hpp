@@ -38,7 +38,8 @@ struct HostVector {
   typedef Scalar type __attribute__((vector_size(kHostVectorBytes)));
   static constexpr int lanes = kHostVectorBytes / int(sizeof(Scalar));
 
-  /// Loads and stores need no alignment: scratch rows are padded by 16 bytes, not a vector.
+  /// Loads and stores need no alignment: scratch rows are padded by four scalars (16 bytes in
+  /// float, 32 in double), not by a whole vector.
   static inline type load(const Scalar* from) {
     type v;
     __builtin_memcpy(&v, from, sizeof v);

@@ -60,7 +60,8 @@
 
 namespace tilemm::kernels {
 
-/// W consecutive scalars, aligned so that one load instruction reads them (up to 16 bytes).
+/// W consecutive scalars, aligned to their size, so that the fewest load instructions read them (a
+/// GPU's widest load is 16 bytes: a double Quad takes two).
 template <class Scalar, int W>
 struct alignas(W * sizeof(Scalar)) Vec {
   Scalar v[W];
@@ -149,9 +150,9 @@ struct RegisterTiledGemm {
   static constexpr bool kEvenB = even_quads(Shape::bk, Shape::bn);
 
   // Resident double tiles compiled in copy their panels in shares (Share): a scalar a load, edges
-  // zero-filled, no checks or second path in the K loop (perf/LOG.md v10c: 1.05x-1.2x). Float keeps
-  // fetch()'s aligned quads: with one 4-byte scalar a load it ran at 0.94x. Each panel's lines,
-  // either way round, must divide the team.
+  // zero-filled by masks made once, no index arithmetic or second path for the edges in the K loop
+  // (perf/LOG.md v10c: 1.05x-1.2x). Float keeps fetch()'s aligned quads: with one 4-byte scalar a
+  // load it ran at 0.94x. Each panel's lines, either way round, must divide the team.
   // (A shape read at run time has no team to divide: kTeam is 0, and nvcc warns of a % 0 that the
   // && would skip, so the test is not compiled for it.)
   static constexpr bool divides_team(int rows, int cols) {

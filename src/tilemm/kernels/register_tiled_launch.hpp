@@ -23,11 +23,11 @@ struct RegisterTiled {
   template <int TM, int TN, bool kResident, class Shape = RuntimeShape>
   using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
 
+  static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
   /// The CPU's own thread tiles, 12x16 and 12x32: 24 of AVX-512's 32 vector registers in double
   /// and float respectively, and on a GPU 192 to 768 registers of accumulators a thread.
-  static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   template <bool kResident, class F>
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {

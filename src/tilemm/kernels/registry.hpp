@@ -1,6 +1,9 @@
 // Every kernel by name (the names of kernel_names.hpp), for one backend, precision and layout.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -20,11 +23,43 @@ struct Registry {
   /// it cannot fit.
   static LaunchConfig plan(const std::string& kernel, const LaunchRequest& request,
                            const Extents& extents) {
-    if (kernel == "tiled") return TiledGemm<ExecSpace, Scalar, Layout>::plan(request);
+    if (kernel == "tiled") {
+      return within_int(TiledGemm<ExecSpace, Scalar, Layout>::plan(request), extents);
+    }
     if (kernel == "register-tiled") {
-      return plan_register_tiled<ExecSpace, Scalar, Layout>(request, extents);
+      return within_int(plan_register_tiled<ExecSpace, Scalar, Layout>(request, extents), extents);
     }
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
+  }
+
+  /// The tiled kernels count rows, columns, K and teams in int, and a team's last tile reaches past
+  /// the matrix's edge (its loads and stores are masked there): each extent plus its tile, and the
+  /// teams, must stay within int, or an index would wrap and pass the masks. Only extents near
+  /// 2^31 meet this (a 2^31 - 1 by 1 C is 8 GB in float).
+  static LaunchConfig within_int(const LaunchConfig& cfg, const Extents& e) {
+    constexpr std::int64_t kMost = std::numeric_limits<int>::max();
+    const Tiling& t = cfg.tile;
+    const struct {
+      const char* key;
+      std::int64_t extent, tile;
+    } sides[] = {{"m", e.m, t.bm}, {"n", e.n, t.bn}, {"k", e.k, t.bk}};
+    for (const auto& side : sides) {
+      if (side.extent > kMost - side.tile) {
+        throw LaunchError(side.key, std::string(side.key) + " = " + std::to_string(side.extent) +
+                                        " with tile " + t.to_string() + ": the last tile's " +
+                                        "indices would pass " + std::to_string(kMost) +
+                                        "; this tile takes " + side.key + " up to " +
+                                        std::to_string(kMost - side.tile));
+      }
+    }
+    const std::int64_t teams = std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn);
+    if (teams > kMost / std::max(1, cfg.split_k)) {
+      throw LaunchError("tile", "tile " + t.to_string() + " on a " + std::to_string(e.m) + " x " +
+                                    std::to_string(e.n) + " C makes " + std::to_string(teams) +
+                                    " teams, more than a launch takes (" + std::to_string(kMost) +
+                                    ")");
+    }
+    return cfg;
   }
 
   /// Backend memory a launch needs besides the operands: LaunchConfig::partial_elements scalars
