@@ -47,8 +47,24 @@ struct HostVector {
   }
   static inline void store(Scalar* to, const type& v) { __builtin_memcpy(to, &v, sizeof v); }
 };
+
+/// The CPU's own thread tiles are 12 rows of accumulators, each row this many vector registers:
+/// with AVX-512's 32 registers, two (24 of them hold C), with the 16 of AVX2 or NEON's 32 of 16
+/// bytes, one. 12 rows of two AVX-512 registers ran at 0.7 of OpenBLAS on AVX-512 machines
+/// (perf/LOG.md v8); on an AVX2 machine their 48 registers of C spilled, at 0.3 (perf/LOG.md,
+/// 2026-11-24).
+inline constexpr int kCpuRowVectors = kHostVectorBytes >= 64 ? 2 : 1;
+/// A row of the CPU's thread tile, in scalars: 12x16 and 12x32 with AVX-512, 12x4 and 12x8 with
+/// AVX2 (double, float); at least 4, a strip (register_tiled.hpp).
+template <class Scalar>
+inline constexpr int kCpuTileCols =
+    kCpuRowVectors* HostVector<Scalar>::lanes < 4 ? 4 : kCpuRowVectors* HostVector<Scalar>::lanes;
 #else
 inline constexpr bool kHostVectors = false;
+/// Without vector types (nvcc's CPU backends), the thread tiles of the AVX-512 form, 12x16 and
+/// 12x32.
+template <class Scalar>
+inline constexpr int kCpuTileCols = sizeof(Scalar) == 8 ? 16 : 32;
 #endif
 
 }  // namespace tilemm::kernels

@@ -24,10 +24,15 @@ struct RegisterTiled {
   using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
 
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
+  /// The CPU's own thread tiles, 12 rows of accumulators one or two vector registers wide in double
+  /// and in float (host_vector.hpp: 12x16 and 12x32 with AVX-512, 12x4 and 12x8 with AVX2).
+  static constexpr int kCpuColsDouble = kCpuTileCols<double>;
+  static constexpr int kCpuColsFloat = kCpuTileCols<float>;
+  static std::string cpu_thread_tiles() {
+    return "12x" + std::to_string(kCpuColsDouble) + ", 12x" + std::to_string(kCpuColsFloat);
+  }
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
-  /// The CPU's own thread tiles, 12x16 and 12x32: 24 of AVX-512's 32 vector registers in double
-  /// and float respectively, and on a GPU 192 to 768 registers of accumulators a thread.
   template <bool kResident, class F>
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {
@@ -38,15 +43,17 @@ struct RegisterTiled {
       f(Kernel<8, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 16) {
       f(Kernel<8, 16, kResident>{});
-    } else if (kCpu && t.tm == 12 && t.tn == 16) {
-      if constexpr (kCpu) f(Kernel<12, 16, kResident>{});
-    } else if (kCpu && t.tm == 12 && t.tn == 32) {
-      if constexpr (kCpu) f(Kernel<12, 32, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == kCpuColsDouble) {
+      if constexpr (kCpu) f(Kernel<12, kCpuColsDouble, kResident>{});
+    } else if (kCpu && t.tm == 12 && t.tn == kCpuColsFloat) {
+      if constexpr (kCpu) f(Kernel<12, kCpuColsFloat, kResident>{});
     } else {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
                                     "8x16" +
-                                    (kCpu ? ", 12x16, 12x32" : " (and on CPUs 12x16, 12x32)"));
+                                    (kCpu ? ", " + cpu_thread_tiles()
+                                          : std::string(" (and on CPUs 12 rows of one or two "
+                                                        "vector registers)")));
     }
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
@@ -123,6 +130,12 @@ struct RegisterTiled {
   /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
   static constexpr std::int64_t kMinSplitDepth = 512;
 
+  /// The area whole tiles of t cover over C's area: 1 when t divides C.
+  static double padding(const Tiling& t, const Extents& e) {
+    return double(ceil_div(e.m, t.bm)) * t.bm / double(e.m) * ceil_div(e.n, t.bn) * t.bn /
+           double(e.n);
+  }
+
   /// The default tile: the largest of the backend's candidates that still gives every processor
   /// a tile of C. When only the smallest does, and K is long enough to split, the largest of the
   /// split candidates that covers C with at most a quarter of its area outside, its teams made by
@@ -130,7 +143,8 @@ struct RegisterTiled {
   /// deeper than K rounded up to 8.
   /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
   /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
-  /// types (host_vector.hpp), 12 rows of two AVX-512 registers (12x32 float, 12x16 double) and
+  /// types (host_vector.hpp), 12 rows of one or two vector registers (12x32 float, 12x16 double
+  /// with AVX-512; 12x8, 12x4 with AVX2) and
   /// the best of the 2-core machine's sweep (perf/LOG.md v8); without them, thread tiles one
   /// 64-byte vector wide (v5).
   static Tiling default_tile(const Extents& e) {
@@ -141,16 +155,17 @@ struct RegisterTiled {
     std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
     if (e.k >= 1024) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
     const std::vector<Tiling> candidates =
-        !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
-                                                                    {64, 64, 16, 4, 4},
-                                                                    {32, 32, 8, 4, 4}}
-                                              : gpu_double)
-        : kHostVectors ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, 32},
-                                                                    {96, 128, 256, 12, 32},
-                                                                    {48, 64, 256, 12, 32}}
-                                              : std::vector<Tiling>{{192, 256, 128, 12, 16},
-                                                                    {96, 128, 128, 12, 16},
-                                                                    {48, 64, 128, 12, 16}})
+        !cpu ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
+                                                          {64, 64, 16, 4, 4},
+                                                          {32, 32, 8, 4, 4}}
+                                    : gpu_double)
+        : kHostVectors
+            ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, kCpuColsFloat},
+                                                         {96, 128, 256, 12, kCpuColsFloat},
+                                                         {48, 64, 256, 12, kCpuColsFloat}}
+                                   : std::vector<Tiling>{{192, 256, 128, 12, kCpuColsDouble},
+                                                         {96, 128, 128, 12, kCpuColsDouble},
+                                                         {48, 64, 128, 12, kCpuColsDouble}})
         : sizeof(Scalar) == 4
             ? std::vector<Tiling>{{128, 256, 256, 8, 16},
                                   {64, 64, 256, 8, 16},
@@ -158,7 +173,11 @@ struct RegisterTiled {
             : std::vector<Tiling>{{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
     Tiling chosen = candidates.back();
     for (const Tiling& t : candidates) {
-      if (tiles_of(t, e) >= processors()) {
+      // On a CPU of few threads the largest tile passes the first test for any C, and its teams
+      // then multiply zeros: 64 x 64 in 192 x 256 is 12 times the work. There a tile must also
+      // cover C with at most a quarter of its area outside, or be the one with the least outside.
+      if (tiles_of(t, e) >= processors() &&
+          (!cpu || padding(t, e) <= 1.25 || padding(t, e) <= padding(candidates.back(), e))) {
         chosen = t;
         break;
       }
@@ -169,8 +188,7 @@ struct RegisterTiled {
             : std::vector<Tiling>{candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
     if (chosen == candidates.back() && e.k >= 2 * kMinSplitDepth) {
       for (const Tiling& t : split_candidates) {
-        const double covered = double(ceil_div(e.m, t.bm)) * t.bm * ceil_div(e.n, t.bn) * t.bn;
-        if (covered <= 1.25 * double(e.m) * double(e.n) && default_split(t, e) > 1) {
+        if (padding(t, e) <= 1.25 && default_split(t, e) > 1) {
           chosen = t;
           break;
         }
