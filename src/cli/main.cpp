@@ -2,7 +2,8 @@
 //
 // spec -> problems -> plan (every launch and memory need checked) -> run -> validate -> report.
 // Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error, 3 runtime
-// failure; 128 + signal number when SIGINT or SIGTERM stopped the run (finished results are kept).
+// failure; 128 + signal number when SIGINT, SIGTERM or SIGPIPE stopped the run (finished results
+// are kept).
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -32,7 +33,10 @@ tilemm::StopFlag g_stop = 0;
 
 extern "C" void on_signal(int signum) {
   g_stop = signum;
-  std::signal(signum, SIG_DFL);  // a second signal ends the process at once
+  // A second signal ends the process at once. SIGPIPE (the reader of stdout gone, as in `tilemm
+  // ... | head`) comes again at every write of the table: from then on the table is dropped,
+  // and the result files are finished as for SIGTERM.
+  std::signal(signum, signum == SIGPIPE ? SIG_IGN : SIG_DFL);
   // A kernel run cannot be cut short and may take minutes: say at once that the signal was heard.
   // write(2) is async-signal-safe; errno is kept for the code the signal interrupted.
   static const char note[] =
@@ -248,6 +252,7 @@ int run_cli(int argc, char** argv) {
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, on_signal);
   return run_all(plans, backend, options, context);
 }
 
