@@ -13,8 +13,11 @@
 #SBATCH --ntasks=1
 #SBATCH --output=%x-%j.log
 set -euo pipefail
+caller=$PWD
 cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"  # the repository root
 results=${1:-results}
+# A folder named on the command line is where the caller says: relative to the caller's folder.
+if (($#)) && [[ $results != /* ]]; then results=$caller/$results; fi
 (($#)) && shift
 shopt -s nullglob
 files=("$results"/*.json)
