@@ -253,9 +253,11 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
                                                    "24x40x5/4x4",  "16x24x6/4x8", "4x4x2/4x4",
                                                    "4x8x2/4x4"};  // the last two: resident
   if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
-    // the CPU's own (12x32 and 12x16 with AVX-512, 12x8 and 12x4 with AVX2)
-    tiles.insert(tiles.end(), {"24x64x20/12x" + std::to_string(kernels::kCpuTileCols<float>),
-                               "36x32x7/12x" + std::to_string(kernels::kCpuTileCols<double>)});
+    // the CPU's own (12x32 and 12x16 with AVX-512, 6x16 and 6x8 with AVX2)
+    tiles.insert(tiles.end(), {"24x64x20/" + std::to_string(kernels::kCpuTileRows) + "x" +
+                                   std::to_string(kernels::kCpuTileCols<float>),
+                               "36x32x7/" + std::to_string(kernels::kCpuTileRows) + "x" +
+                                   std::to_string(kernels::kCpuTileCols<double>)});
   }
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
@@ -348,11 +350,12 @@ TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
   if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
     GTEST_SKIP() << "CPU tiles";
   } else {
-    const std::string cols_float = std::to_string(kernels::kCpuTileCols<float>),
+    const std::string rows = std::to_string(kernels::kCpuTileRows),
+                      cols_float = std::to_string(kernels::kCpuTileCols<float>),
                       cols_double = std::to_string(kernels::kCpuTileCols<double>);
     for (const auto& [tile, precision] :
-         {std::make_pair("48x64x32/12x" + cols_float, Precision::Float),
-          std::make_pair("48x64x16/12x" + cols_double, Precision::Double)}) {
+         {std::make_pair("48x64x32/" + rows + "x" + cols_float, Precision::Float),
+          std::make_pair("48x64x16/" + rows + "x" + cols_double, Precision::Double)}) {
       check_layouts_and_ops("register-tiled", {101, 150, 77}, precision, {1.5, -0.5},
                             {Tiling::parse(tile), 1});
     }
@@ -391,8 +394,9 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
   }
   EXPECT_FALSE(fits("register-tiled", Tiling{16, 16, 8, 4, 4}, 3)) << "3 does not divide 16";
   EXPECT_FALSE(fits("tiled", Tiling{16, 16, 8, 4, 4}, 1)) << "tiled takes no thread tile";
-  // 12-row thread tiles are compiled for CPUs alone.
-  EXPECT_EQ(fits("register-tiled", Tiling{24, 64, 8, 12, kernels::kCpuTileCols<float>}, 1),
+  // The CPU's own thread tiles are compiled for CPUs alone.
+  EXPECT_EQ(fits("register-tiled",
+                 Tiling{24, 64, 8, kernels::kCpuTileRows, kernels::kCpuTileCols<float>}, 1),
             kernels::runs_on_cpu<TestSpace>());
 }
 

@@ -48,21 +48,20 @@ struct HostVector {
   static inline void store(Scalar* to, const type& v) { __builtin_memcpy(to, &v, sizeof v); }
 };
 
-/// The CPU's own thread tiles are 12 rows of accumulators, each row this many vector registers:
-/// with AVX-512's 32 registers, two (24 of them hold C), with the 16 of AVX2 or NEON's 32 of 16
-/// bytes, one. 12 rows of two AVX-512 registers ran at 0.7 of OpenBLAS on AVX-512 machines
-/// (perf/LOG.md v8); on an AVX2 machine their 48 registers of C spilled, at 0.3 (perf/LOG.md,
-/// 2026-11-24).
-inline constexpr int kCpuRowVectors = kHostVectorBytes >= 64 ? 2 : 1;
-/// A row of the CPU's thread tile, in scalars: 12x16 and 12x32 with AVX-512, 12x4 and 12x8 with
-/// AVX2 (double, float); at least 4, a strip (register_tiled.hpp).
+/// The CPU's own thread tiles: rows of two vector registers, 12 of them with AVX-512's 32
+/// registers (24 hold C), 6 with AVX2's 16 (12 hold C): 12x32 and 12x16 with AVX-512, 6x16 and 6x8
+/// with AVX2 (float, double). A row is two FMAs on one broadcast of A, and loads B's two registers
+/// once for all rows. The AVX-512 tiles spilled on an AVX2 machine (0.3 of OpenBLAS); 12 rows of
+/// one register ran at 0.64-0.70 there, 6 rows of two at 0.68-0.79 (perf/LOG.md, 2026-11-24).
+inline constexpr int kCpuTileRows = kHostVectorBytes >= 64 ? 12 : 6;
 template <class Scalar>
 inline constexpr int kCpuTileCols =
-    kCpuRowVectors* HostVector<Scalar>::lanes < 4 ? 4 : kCpuRowVectors* HostVector<Scalar>::lanes;
+    2 * HostVector<Scalar>::lanes < 4 ? 4 : 2 * HostVector<Scalar>::lanes;
 #else
 inline constexpr bool kHostVectors = false;
 /// Without vector types (nvcc's CPU backends), the thread tiles of the AVX-512 form, 12x16 and
 /// 12x32.
+inline constexpr int kCpuTileRows = 12;
 template <class Scalar>
 inline constexpr int kCpuTileCols = sizeof(Scalar) == 8 ? 16 : 32;
 #endif

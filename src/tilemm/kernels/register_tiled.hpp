@@ -84,7 +84,8 @@ using RuntimeShape = TileShape<0, 0, 0>;
 template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
           class Shape = RuntimeShape, bool kOpsNN = false, bool kWholeK = false>
 struct RegisterTiledGemm {
-  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 blocks");
+  static_assert((runs_on_cpu<ExecSpace>() || TM % 4 == 0) && TN % 4 == 0,
+                "thread tiles are made of 4 x 4 blocks (on CPUs, 2 x 4)");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   /// The same kernel compiled for op(A) = A and op(B) = B (kOpsNN): the panels' layouts are then
   /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
@@ -115,13 +116,14 @@ struct RegisterTiledGemm {
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
   static constexpr bool kStripReads = !kOnCpu;
   // A thread tile's rows and columns come in strips of kStrip neighbours: 16 bytes, the widest
-  // load of a GPU thread, so that a double strip is one load (4 on CPUs, where it is not read as
-  // one).
-  static constexpr int kStrip = kOnCpu ? 4 : int(16 / sizeof(Scalar));
+  // load of a GPU thread, so that a double strip is one load (on CPUs, where it is not read as
+  // one, 4, or 2 for AVX2's thread tiles of 6 rows).
+  static constexpr int kStrip = kOnCpu ? (TM % 4 == 0 ? 4 : 2) : int(16 / sizeof(Scalar));
   // Scalars added to each scratch row, so that a transposed store spreads over the banks: a strip,
   // which keeps rows aligned for strip reads. In double on a GPU, 4 (32 bytes) left a warp's
-  // transposed store of A with 2-way bank conflicts: 4 wavefronts an STS.64, against 2 (v14).
-  static constexpr int kPad = kStrip;
+  // transposed store of A with 2-way bank conflicts: 4 wavefronts an STS.64, against 2 (v14). On
+  // CPUs 4 whatever the strip (host_vector.hpp loads need no alignment).
+  static constexpr int kPad = kOnCpu ? 4 : kStrip;
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");

@@ -24,12 +24,13 @@ struct RegisterTiled {
   using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
 
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
-  /// The CPU's own thread tiles, 12 rows of accumulators one or two vector registers wide in double
-  /// and in float (host_vector.hpp: 12x16 and 12x32 with AVX-512, 12x4 and 12x8 with AVX2).
+  /// The CPU's own thread tiles, rows of two vector registers (host_vector.hpp: 12x16 and 12x32
+  /// with AVX-512, 6x8 and 6x16 with AVX2, in double and float).
   static constexpr int kCpuColsDouble = kCpuTileCols<double>;
   static constexpr int kCpuColsFloat = kCpuTileCols<float>;
   static std::string cpu_thread_tiles() {
-    return "12x" + std::to_string(kCpuColsDouble) + ", 12x" + std::to_string(kCpuColsFloat);
+    const std::string rows = std::to_string(kCpuTileRows) + "x";
+    return rows + std::to_string(kCpuColsDouble) + ", " + rows + std::to_string(kCpuColsFloat);
   }
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
@@ -43,10 +44,10 @@ struct RegisterTiled {
       f(Kernel<8, 8, kResident>{});
     } else if (t.tm == 8 && t.tn == 16) {
       f(Kernel<8, 16, kResident>{});
-    } else if (kCpu && t.tm == 12 && t.tn == kCpuColsDouble) {
-      if constexpr (kCpu) f(Kernel<12, kCpuColsDouble, kResident>{});
-    } else if (kCpu && t.tm == 12 && t.tn == kCpuColsFloat) {
-      if constexpr (kCpu) f(Kernel<12, kCpuColsFloat, kResident>{});
+    } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsDouble) {
+      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsDouble, kResident>{});
+    } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsFloat) {
+      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsFloat, kResident>{});
     } else {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
@@ -143,8 +144,8 @@ struct RegisterTiled {
   /// deeper than K rounded up to 8.
   /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
   /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
-  /// types (host_vector.hpp), 12 rows of one or two vector registers (12x32 float, 12x16 double
-  /// with AVX-512; 12x8, 12x4 with AVX2) and
+  /// types (host_vector.hpp), rows of two vector registers (12x32 float, 12x16 double with
+  /// AVX-512; 6x16, 6x8 with AVX2) and
   /// the best of the 2-core machine's sweep (perf/LOG.md v8); without them, thread tiles one
   /// 64-byte vector wide (v5).
   static Tiling default_tile(const Extents& e) {
@@ -155,17 +156,17 @@ struct RegisterTiled {
     std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
     if (e.k >= 1024) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
     const std::vector<Tiling> candidates =
-        !cpu ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
-                                                          {64, 64, 16, 4, 4},
-                                                          {32, 32, 8, 4, 4}}
-                                    : gpu_double)
-        : kHostVectors
-            ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{192, 256, 256, 12, kCpuColsFloat},
-                                                         {96, 128, 256, 12, kCpuColsFloat},
-                                                         {48, 64, 256, 12, kCpuColsFloat}}
-                                   : std::vector<Tiling>{{192, 256, 128, 12, kCpuColsDouble},
-                                                         {96, 128, 128, 12, kCpuColsDouble},
-                                                         {48, 64, 128, 12, kCpuColsDouble}})
+        !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
+                                                                    {64, 64, 16, 4, 4},
+                                                                    {32, 32, 8, 4, 4}}
+                                              : gpu_double)
+        : kHostVectors ? (sizeof(Scalar) == 4
+                              ? std::vector<Tiling>{{192, 256, 256, kCpuTileRows, kCpuColsFloat},
+                                                    {96, 128, 256, kCpuTileRows, kCpuColsFloat},
+                                                    {48, 64, 256, kCpuTileRows, kCpuColsFloat}}
+                              : std::vector<Tiling>{{192, 256, 128, kCpuTileRows, kCpuColsDouble},
+                                                    {96, 128, 128, kCpuTileRows, kCpuColsDouble},
+                                                    {48, 64, 128, kCpuTileRows, kCpuColsDouble}})
         : sizeof(Scalar) == 4
             ? std::vector<Tiling>{{128, 256, 256, 8, 16},
                                   {64, 64, 256, 8, 16},
