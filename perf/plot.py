@@ -101,6 +101,11 @@ def platform_name(device, backend, concurrency):
 def build_of(context):
     """What tells two builds apart in a result file's context: the commit, compiler and Kokkos."""
     def text(value):
+        if isinstance(value, str) and value.startswith("["):  # tilemm-bench keeps lists as JSON text
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
         return "+".join(map(str, value)) if isinstance(value, list) else str(value or "?")
     return ", ".join(text(context.get(key)) for key in
                      ("git_hash", "compiler", "kokkos_version", "kokkos_arch", "kokkos_backends"))

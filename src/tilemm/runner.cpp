@@ -103,17 +103,6 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
   for (const auto& p : problems) {
     Plan plan;
     plan.problem = &p;
-    const std::size_t available = memory_available(name);
-    const auto refuse = [&](std::size_t bytes) {
-      throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +
-                           " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " " +
-                           to_string(p.precision) + " needs " + bytes_text(bytes) + " of " +
-                           (b.on_host ? "host" : "device") + " memory; " + bytes_text(available) +
-                           " are available");
-    };
-    // The operands first: a problem past the memory is refused for that, whatever its launches
-    // (one of 10^6 cubed also asks a launch for more teams than it takes).
-    if (b.bytes_needed(p) > available) refuse(b.bytes_needed(p));
     for (const auto& run : p.runs) {
       try {
         plan.launches.push_back(b.plan(p, run));
@@ -125,7 +114,14 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     // The operands, and the partial C's of the launch that needs the most (a split K).
     plan.bytes_needed = saturating_add(b.bytes_needed(p),
                                        saturating_mul(plan.partial_elements(), p.scalar_bytes()));
-    if (plan.bytes_needed > available) refuse(plan.bytes_needed);
+    const std::size_t available = memory_available(name);
+    if (plan.bytes_needed > available) {
+      throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +
+                           " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " " +
+                           to_string(p.precision) + " needs " + bytes_text(plan.bytes_needed) +
+                           " of " + (b.on_host ? "host" : "device") + " memory; " +
+                           bytes_text(available) + " are available");
+    }
     plans.push_back(plan);
   }
   return plans;

@@ -91,13 +91,26 @@ std::string describe(const YAML::Node& node) {
   }
 }
 
+/// Nodes a spec may hold, aliases followed: a few lines of YAML aliases can name billions.
+constexpr std::size_t kMaxNodes = 1000000;
+
 /// What every spec must be as a YAML document, whatever its keys: no key twice in one mapping
-/// (yaml-cpp would keep the first silently) and text in UTF-8 (the results are JSON).
-void check_document(const std::string& path, const YAML::Node& node) {
+/// (yaml-cpp would keep the first silently), text in UTF-8 (the results are JSON), no alias to a
+/// node that holds it (`x: &a [*a]` is a node inside itself), and at most kMaxNodes nodes.
+void check_document(const std::string& path, const YAML::Node& node,
+                    std::vector<YAML::Node>& ancestors, std::size_t& nodes_left) {
   const auto where = [&](const YAML::Node& at) {
     return path + ":" + std::to_string(at.Mark().line + 1) + ":" +
            std::to_string(at.Mark().column + 1) + ": ";
   };
+  if (nodes_left-- == 0) {
+    throw InputError(path + ": more than " + std::to_string(kMaxNodes) +
+                     " YAML nodes, counting each alias as a copy of what it names");
+  }
+  for (const auto& above : ancestors) {
+    if (above.is(node)) throw InputError(where(node) + "a YAML alias to a node that holds it");
+  }
+  ancestors.push_back(node);
   switch (node.Type()) {
     case YAML::NodeType::Scalar:
       if (!is_valid_utf8(node.Scalar())) {
@@ -105,12 +118,12 @@ void check_document(const std::string& path, const YAML::Node& node) {
       }
       break;
     case YAML::NodeType::Sequence:
-      for (const auto& item : node) check_document(path, item);
+      for (const auto& item : node) check_document(path, item, ancestors, nodes_left);
       break;
     case YAML::NodeType::Map: {
       std::map<std::string, YAML::Mark> seen;
       for (const auto& entry : node) {
-        check_document(path, entry.first);
+        check_document(path, entry.first, ancestors, nodes_left);
         if (entry.first.IsScalar()) {
           const auto [first, fresh] = seen.emplace(entry.first.Scalar(), entry.first.Mark());
           if (!fresh) {
@@ -119,13 +132,14 @@ void check_document(const std::string& path, const YAML::Node& node) {
                              std::to_string(first->second.line + 1) + "); give it once");
           }
         }
-        check_document(path, entry.second);
+        check_document(path, entry.second, ancestors, nodes_left);
       }
       break;
     }
     default:
       break;
   }
+  ancestors.pop_back();
 }
 
 bool is_plain_scalar(const YAML::Node& node) {
@@ -235,9 +249,10 @@ class ProblemReader {
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
-    // strtod flags an underflow (1e-310, a subnormal) as ERANGE too: only an overflow is refused.
-    const bool overflow = errno == ERANGE && std::fabs(value) > 1;
-    if (text.empty() || *end != '\0' || overflow || !std::isfinite(value)) {
+    // strtod flags an underflow as ERANGE too: a subnormal (1e-310) is taken, one that rounds to
+    // zero (1e-400) is not, and an overflow is infinite.
+    const bool to_zero = errno == ERANGE && value == 0;
+    if (text.empty() || *end != '\0' || to_zero || !std::isfinite(value)) {
       error(node, key, "must be a finite number, got '" + text + "'");
     }
     return value;
@@ -675,7 +690,11 @@ std::vector<Problem> load_spec(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": cannot read: " + e.what());
   }
-  check_document(path, root);
+  {
+    std::vector<YAML::Node> ancestors;
+    std::size_t nodes_left = kMaxNodes;
+    check_document(path, root, ancestors, nodes_left);
+  }
   if (!root.IsMap()) {
     throw InputError(path + ": a spec file is a mapping with a 'problems:' list, got " +
                      describe(root));

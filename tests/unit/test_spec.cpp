@@ -217,6 +217,7 @@ TEST(Spec, RefusesBadValues) {
   expect_error(kHead + mnk + "    precision: [double, float]\n    alpha: 1e39\n",
                {"key 'alpha'", "range of float"});
   expect_error(kHead + mnk + "    alpha: 1e309\n", {"key 'alpha'", "finite number"});
+  expect_error(kHead + mnk + "    alpha: 1e-400\n", {"key 'alpha'", "finite number"});  // to zero
 }
 
 TEST(Spec, TakesSubnormalScalars) {  // strtod reports these as a range error too
@@ -228,13 +229,17 @@ TEST(Spec, TakesSubnormalScalars) {  // strtod reports these as a range error to
 
 TEST(Spec, RefusesDuplicateKeysAndTextNotInUtf8) {
   const std::string mnk = "    m: 4\n    n: 4\n    k: 4\n";
-  expect_error(kHead + mnk + "    m: 100000\n", {":5:", "key 'm' given twice", "first on line 3"});
+  expect_error(kHead + mnk + "    m: 100000\n",
+               {":6:5:", "key 'm' given twice", "first on line 3"});
   expect_error("defaults:\n  repeats: 2\n  repeats: 3\n" + kHead + mnk, {"key 'repeats'"});
   expect_error(kHead + mnk + "problems:\n  - name: q\n", {"key 'problems' given twice"});
   expect_error(kHead + mnk + "    tile: {tiled: 8, tiled: 16}\n", {"key 'tiled' given twice"});
   expect_error("problems:\n  - name: caf\xe9\n" + mnk, {":2:", "not UTF-8"});
   expect_error("problems:\n  - name: \xc0\xaf\n" + mnk, {"not UTF-8"});  // an overlong '/'
-  TempDir dir;                                                           // UTF-8 proper is taken
+  expect_error("problems: &a [*a]\n", {"alias to a node that holds it"});
+  expect_error("defaults: {seed: 1, x: &b {y: *b}}\n" + kHead + mnk,
+               {"alias to a node that holds it"});
+  TempDir dir;  // UTF-8 proper is taken
   EXPECT_EQ(load(dir, "problems:\n  - name: caf\xc3\xa9 \xf0\x9f\x98\x80\n" + mnk)[0].origin.name,
             "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }

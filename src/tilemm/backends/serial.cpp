@@ -14,7 +14,7 @@ using Runner = BackendRunner<Kokkos::Serial>;
 /// Kokkos::Serial is one thread, but the BLAS behind `kokkos-kernels` may run threads of its own:
 /// an OpenMP-threaded OpenBLAS takes OpenMP's thread count, and the baseline would then be timed
 /// on every core beside kernels timed on one. A serial session holds that count at 1 and gives
-/// the caller's back when it ends (tilemm-bench runs other backends in the same process).
+/// the caller's back when it ends, so that whatever the process runs next has its own.
 class OneOpenMPThread final : public Session {
  public:
   explicit OneOpenMPThread(const Plan& plan) : inner_(Runner::prepare(plan)) {}

@@ -55,8 +55,7 @@ struct HostVector {
 /// one register ran at 0.64-0.70 there, 6 rows of two at 0.68-0.79 (perf/LOG.md, 2026-11-24).
 inline constexpr int kCpuTileRows = kHostVectorBytes >= 64 ? 12 : 6;
 template <class Scalar>
-inline constexpr int kCpuTileCols =
-    2 * HostVector<Scalar>::lanes < 4 ? 4 : 2 * HostVector<Scalar>::lanes;
+inline constexpr int kCpuTileCols = 2 * HostVector<Scalar>::lanes;
 #else
 inline constexpr bool kHostVectors = false;
 /// Without vector types (nvcc's CPU backends), the thread tiles of the AVX-512 form, 12x16 and

@@ -117,7 +117,7 @@ struct RegisterTiledGemm {
   static constexpr bool kStripReads = !kOnCpu;
   // A thread tile's rows and columns come in strips of kStrip neighbours: 16 bytes, the widest
   // load of a GPU thread, so that a double strip is one load (on CPUs, where it is not read as
-  // one, 4, or 2 for AVX2's thread tiles of 6 rows).
+  // one, 4, or 2 for the thread tiles of 6 rows of targets with 16 vector registers).
   static constexpr int kStrip = kOnCpu ? (TM % 4 == 0 ? 4 : 2) : int(16 / sizeof(Scalar));
   // Scalars added to each scratch row, so that a transposed store spreads over the banks: a strip,
   // which keeps rows aligned for strip reads. In double on a GPU, 4 (32 bytes) left a warp's

@@ -53,8 +53,8 @@ struct RegisterTiled {
                                     ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
                                     "8x16" +
                                     (kCpu ? ", " + cpu_thread_tiles()
-                                          : std::string(" (and on CPUs 12 rows of one or two "
-                                                        "vector registers)")));
+                                          : std::string(" (and on CPUs rows of two vector "
+                                                        "registers)")));
     }
   }
   /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
@@ -265,8 +265,7 @@ struct RegisterTiled {
                                 : request.tile  ? 1
                                                 : default_split(t, extents);
     cfg.split_k = split_count(extents.k, t.bk, requested_split);
-    // (Unsplit, a league that large needs more memory than a machine has: the plan's memory check
-    // refuses it.)
+    // (Unsplit, Registry::plan's within_int refuses a league that large.)
     // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
     // them pass 2^63.)
     if (cfg.split_k > 1 && tiles_of(t, extents) > std::numeric_limits<int>::max() / cfg.split_k) {
