@@ -2,7 +2,6 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 
 #include "tilemm/errors.hpp"
@@ -42,12 +41,11 @@ void KokkosArguments::check() const {
       const std::string flag = c.flag;
       if (args_[i].rfind(flag, 0) != 0) continue;
       const std::string text = args_[i].substr(flag.size());
-      char* end = nullptr;
-      errno = 0;
-      const long value = std::strtol(text.c_str(), &end, 10);
-      const bool digits =
-          !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits || *end != '\0' || errno == ERANGE || value < c.min || value > kMost) {
+      // Digits alone, and few enough that strtol cannot overflow.
+      const bool digits = !text.empty() && text.size() <= 9 &&
+                          text.find_first_not_of("0123456789") == std::string::npos;
+      const long value = digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
+      if (!digits || value < c.min || value > kMost) {
         const std::string shown = flag == "--kokkos-threads=" ? "--kokkos-num-threads=" : flag;
         throw InputError(shown.substr(0, shown.size() - 1) + ": must be a whole number in [" +
                          std::to_string(c.min) + ", " + std::to_string(kMost) + "], got '" + text +

@@ -91,6 +91,11 @@ std::string describe(const YAML::Node& node) {
   }
 }
 
+/// "FILE:LINE:COLUMN: " of a place in a spec file (yaml-cpp counts from 0).
+std::string place(const std::string& path, const YAML::Mark& mark) {
+  return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": ";
+}
+
 /// Nodes a spec may hold, aliases followed: a few lines of YAML aliases can name billions.
 constexpr std::size_t kMaxNodes = 1000000;
 
@@ -100,8 +105,7 @@ constexpr std::size_t kMaxNodes = 1000000;
 void check_document(const std::string& path, const YAML::Node& node,
                     std::vector<YAML::Node>& ancestors, std::size_t& nodes_left) {
   const auto where = [&](const YAML::Node& at) {
-    return path + ":" + std::to_string(at.Mark().line + 1) + ":" +
-           std::to_string(at.Mark().column + 1) + ": ";
+    return place(path, at.Mark());
   };
   if (nodes_left-- == 0) {
     throw InputError(path + ": more than " + std::to_string(kMaxNodes) +
@@ -685,8 +689,7 @@ std::vector<Problem> load_spec(const std::string& path) {
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::ParserException& e) {
-    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                     std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
+    throw InputError(place(path, e.mark) + "invalid YAML: " + e.msg);
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": cannot read: " + e.what());
   }
