@@ -18,7 +18,9 @@ class KokkosArguments {
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
   /// Throws InputError when a count Kokkos takes (--kokkos-num-threads=N, --kokkos-device-id=N) is
-  /// not a whole number in range: Kokkos would end the program with an exception of its own.
+  /// not a whole number in range (Kokkos would end the program with an exception of its own), or
+  /// when Kokkos' OpenMP backend would start more threads than it holds: the flag's count, else
+  /// OMP_NUM_THREADS, else the processors this process may run on (it would crash).
   void check() const;
 
   /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
