@@ -538,6 +538,9 @@ TEST(TeamKernelLimits, RefusesIndicesPastInt) {
   EXPECT_EQ(key_of("register-tiled", {registered, 0, 1}, {1, 1, kMax - 8}), "");
   EXPECT_EQ(key_of("register-tiled", {}, {kMax, 1, 1}), "m");                // the default tile too
   EXPECT_EQ(key_of("tiled", {Tiling{1, 1, 1}}, {46341, 46341, 1}), "tile");  // 2^31 + 4680 teams
+  // 2^30 tiles of C: a launch takes them whole, not in two ranges of K.
+  EXPECT_EQ(key_of("register-tiled", {registered, 0, 1}, {1 << 21, 1 << 21, 16}), "");
+  EXPECT_EQ(key_of("register-tiled", {registered, 0, 2}, {1 << 21, 1 << 21, 16}), "split_k");
   EXPECT_EQ(key_of("naive", {}, {kMax, kMax, kMax}), "");  // Kokkos' own launch, in int64
 }
 

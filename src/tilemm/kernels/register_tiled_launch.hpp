@@ -269,7 +269,9 @@ struct RegisterTiled {
     // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
     // them pass 2^63.)
     if (cfg.split_k > 1 && tiles_of(t, extents) > std::numeric_limits<int>::max() / cfg.split_k) {
-      throw LaunchError("split_k", "tile " + t.to_string() + " in " + std::to_string(cfg.split_k) +
+      throw LaunchError("split_k", "tile " + t.to_string() + " on a " + std::to_string(extents.m) +
+                                       " x " + std::to_string(extents.n) + " C in " +
+                                       std::to_string(cfg.split_k) +
                                        " ranges of K makes more teams than a launch takes (" +
                                        std::to_string(std::numeric_limits<int>::max()) + ")");
     }
