@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Runs the tilemm CLI once and checks what a batch script relies on: the exit status, the messages,
+r"""Runs the tilemm CLI once and checks what a batch script relies on: the exit status, the messages,
 and the JSON and CSV result files (schema, rows, context).
 
   run_case.py --exit 2 --stderr-has "key 'm'" -- tilemm spec.yaml
   run_case.py --exit 0 --results out.json out.csv --rows 6 -- tilemm spec.yaml --json out.json ...
   run_case.py --exit 3 --limit-as 1073741824 --stderr-regex "; \d{1,9} bytes" -- tilemm big.yaml
+  run_case.py --exit 2 --env OMP_NUM_THREADS=600 --stderr-has 512 -- tilemm spec.yaml
 """
 import argparse
 import csv
@@ -119,6 +120,8 @@ def main():
                         help="run under this address-space limit (ulimit -v)")
     parser.add_argument("--limit-data", type=int, metavar="BYTES",
                         help="run under this data-segment limit (ulimit -d)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="set this variable in the command's environment")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -126,7 +129,9 @@ def main():
     for path in args.absent + (list(args.results) if args.results else []):
         if os.path.exists(path):
             os.remove(path)
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600,
+    env = dict(os.environ)
+    env.update(setting.split("=", 1) for setting in args.env)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                          preexec_fn=limits(args.limit_as, args.limit_data))
     print("$ " + " ".join(command))
     print("exit status:", run.returncode)
