@@ -65,37 +65,51 @@ long available_processors() {
 }  // namespace
 
 void KokkosArguments::check() const {
+  // Each count Kokkos takes, from its flag or its variable: a bad one ends Kokkos::initialize in an
+  // exception or an abort of its own (KOKKOS_NUM_THREADS=0: abort), and Kokkos 3.4 refuses a flag
+  // and a variable that disagree.
   struct Count {
     const char* flag;
+    const char* old_flag;  // the spelling of Kokkos before 3.7 (translated above), or null
+    const char* variable;
     long min, most;
-    bool threads;  // the host's thread count
+    long value;  // -1: not given
   };
-  // Kokkos before 3.7 sees --kokkos-threads (translated above).
-  static const Count counts[] = {{"--kokkos-num-threads=", 1, kMostHostThreads, true},
-                                 {"--kokkos-threads=", 1, kMostHostThreads, true},
-                                 {"--kokkos-device-id=", 0, 4096, false}};
-  bool threads_set = false;
-  for (std::size_t i = 1; i < args_.size(); ++i) {
-    for (const Count& c : counts) {
-      const std::string flag = c.flag;
-      if (args_[i].rfind(flag, 0) != 0) continue;
-      const std::string text = args_[i].substr(flag.size());
-      const long value = whole_number(text);
-      const std::string shown = flag == "--kokkos-threads=" ? "--kokkos-num-threads=" : flag;
-      if (value < c.min || value > c.most) {
-        throw InputError(
-            shown.substr(0, shown.size() - 1) + ": must be a whole number in [" +
-            std::to_string(c.min) + ", " + std::to_string(c.most) + "], got '" + text + "'" +
-            (c.threads && value > c.most ? " (Kokkos' OpenMP backend holds at most 512 threads)"
-                                         : ""));
-      }
-      threads_set = threads_set || c.threads;
+  Count counts[] = {
+      {"--kokkos-num-threads=", "--kokkos-threads=", "KOKKOS_NUM_THREADS", 1, kMostHostThreads, -1},
+      {"--kokkos-device-id=", nullptr, "KOKKOS_DEVICE_ID", 0, 4096, -1}};
+  const auto checked = [](const Count& c, const std::string& name, const std::string& text) {
+    const long value = whole_number(text);
+    if (value < c.min || value > c.most) {
+      throw InputError(name + ": must be a whole number in [" + std::to_string(c.min) + ", " +
+                       std::to_string(c.most) + "], got '" + text + "'" +
+                       (c.most == kMostHostThreads && value > c.most
+                            ? " (Kokkos' OpenMP backend holds at most 512 threads)"
+                            : ""));
     }
+    return value;
+  };
+  for (Count& c : counts) {
+    const std::string flag = c.flag;
+    const std::string name = flag.substr(0, flag.size() - 1);
+    for (std::size_t i = 1; i < args_.size(); ++i) {
+      const bool old_spelling = c.old_flag && args_[i].rfind(c.old_flag, 0) == 0;
+      if (args_[i].rfind(flag, 0) != 0 && !old_spelling) continue;
+      c.value = checked(c, name, args_[i].substr(args_[i].find('=') + 1));
+    }
+    const char* variable = std::getenv(c.variable);
+    if (variable == nullptr) continue;
+    const long from_variable = checked(c, c.variable, variable);
+    if (c.value >= 0 && c.value != from_variable) {
+      throw InputError(name + "=" + std::to_string(c.value) + " and " + c.variable + "=" +
+                       variable + " disagree: give one of them, or the same count");
+    }
+    c.value = from_variable;
   }
 #ifdef KOKKOS_ENABLE_OPENMP
-  // Without the flag Kokkos takes OpenMP's count: OMP_NUM_THREADS (its first level), or else every
-  // processor the process may run on.
-  if (threads_set) return;
+  // Without a count of its own Kokkos takes OpenMP's: OMP_NUM_THREADS (its first level), or else
+  // every processor the process may run on.
+  if (counts[0].value > 0) return;
   const char* omp = std::getenv("OMP_NUM_THREADS");
   const std::string first = omp ? std::string(omp).substr(0, std::string(omp).find(',')) : "";
   const long asked = whole_number(first);

@@ -17,10 +17,11 @@ class KokkosArguments {
   KokkosArguments(const KokkosArguments&) = delete;
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
-  /// Throws InputError when a count Kokkos takes (--kokkos-num-threads=N, --kokkos-device-id=N) is
-  /// not a whole number in range (Kokkos would end the program with an exception of its own), or
-  /// when Kokkos' OpenMP backend would start more threads than it holds: the flag's count, else
-  /// OMP_NUM_THREADS, else the processors this process may run on (it would crash).
+  /// Throws InputError when a count Kokkos takes (--kokkos-num-threads=N, --kokkos-device-id=N,
+  /// or their variables KOKKOS_NUM_THREADS, KOKKOS_DEVICE_ID) is not a whole number in range
+  /// (Kokkos would abort or throw as it starts), when a flag and its variable disagree, or when
+  /// Kokkos' OpenMP backend would start more threads than it holds: the flag's or the variable's
+  /// count, else OMP_NUM_THREADS, else the processors this process may run on (it would crash).
   void check() const;
 
   /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
