@@ -117,11 +117,13 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
-/// A file as the file system resolves it, so that two spellings of one file compare equal.
+/// A file as the file system resolves it, so that two spellings of one file compare equal (a link
+/// that names a file not made yet included: the write makes that file).
 std::filesystem::path file_identity(const std::string& path) {
   std::error_code ec;
-  std::filesystem::path file = std::filesystem::weakly_canonical(path, ec);
-  return ec ? std::filesystem::absolute(path).lexically_normal() : file;
+  const std::string file = tilemm::written_file(path);
+  std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  return ec ? std::filesystem::absolute(file).lexically_normal() : resolved;
 }
 
 /// Every file a run will write, checked before anything runs: each writable, none written twice

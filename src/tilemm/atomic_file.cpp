@@ -21,18 +21,22 @@ fs::path temp_path_for(const std::string& path) {
   return folder_of(path) /
          ("." + fs::path(path).filename().string() + ".tmp." + std::to_string(::getpid()));
 }
-/// The file a write replaces: through a symbolic link to the file it names, so that the link stays.
-std::string target_of(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_symlink(path, ec)) return path;
-  const fs::path file = fs::weakly_canonical(path, ec);
-  return ec ? path : file.string();
-}
 }  // namespace
+
+std::string written_file(const std::string& path) {
+  fs::path file(path);
+  std::error_code ec;
+  for (int hop = 0; fs::is_symlink(file, ec); ++hop) {
+    const fs::path next = fs::read_symlink(file, ec);
+    if (ec || hop == 40) return path;  // a loop (40: Linux's own limit on links in a lookup)
+    file = next.is_absolute() ? next : file.parent_path() / next;
+  }
+  return file.string();
+}
 
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& fill) {
-  const fs::path target(target_of(path));
+  const fs::path target(written_file(path));
   const fs::path temp = temp_path_for(target.string());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -63,9 +67,12 @@ void write_file_atomically(const std::string& path,
 }
 
 void check_writable(const std::string& given) {
-  const std::string path = target_of(given);
+  const std::string path = written_file(given);
   const fs::path folder = folder_of(path);
   std::error_code ec;
+  if (fs::is_symlink(path, ec)) {
+    throw std::runtime_error("cannot write '" + given + "': its symbolic links go round in a loop");
+  }
   if (!fs::is_directory(folder, ec)) {
     throw std::runtime_error("cannot write '" + given + "': '" + folder.string() + "' " +
                              (fs::exists(folder, ec) ? "is not a folder" : "does not exist"));

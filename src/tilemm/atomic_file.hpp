@@ -9,8 +9,13 @@
 
 namespace tilemm {
 
+/// The file that a write to `path` replaces: `path`, or through symbolic links, dangling ones
+/// included, the file they name (as the shell's `>` writes), so that the links stay; `path` itself
+/// when its links go round in a loop.
+std::string written_file(const std::string& path);
+
 /// Calls `fill` with a stream to a temporary file in the target's folder, then renames it to
-/// `path` (through a symbolic link, to the file it names). Throws std::runtime_error naming the
+/// written_file(path). Throws std::runtime_error naming the
 /// path when the file cannot be written, and leaves no temporary file behind.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
 

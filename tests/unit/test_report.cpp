@@ -2,6 +2,7 @@
 // tiles and path templates.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -116,6 +117,32 @@ TEST(Report, UnwritablePathsAreReported) {
   EXPECT_THROW(check_writable(dir.path("")), std::runtime_error);  // a folder
   EXPECT_NO_THROW(check_writable(dir.path("fine.json")));
   EXPECT_FALSE(std::filesystem::exists(dir.path("fine.json")));  // the check leaves nothing
+}
+
+// Through symbolic links a write replaces the file they name, as the shell's > does, and the links
+// stay: a link that names a file not made yet included.
+TEST(Report, WritesGoThroughLinks) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  fs::create_directory(dir.path("sub"));
+  fs::create_symlink("sub/r.json", dir.path("dangling.json"));
+  fs::create_symlink("dangling.json", dir.path("chained.json"));
+  EXPECT_EQ(written_file(dir.path("chained.json")), dir.path("sub/r.json"));
+  EXPECT_NO_THROW(check_writable(dir.path("chained.json")));
+  write_file_atomically(dir.path("chained.json"), [](std::ostream& out) { out << "first"; });
+  EXPECT_TRUE(fs::is_symlink(dir.path("chained.json")));
+  EXPECT_TRUE(fs::is_symlink(dir.path("dangling.json")));
+  EXPECT_EQ(read_all(dir.path("sub/r.json")), "first");
+  write_file_atomically(dir.path("dangling.json"), [](std::ostream& out) { out << "second"; });
+  EXPECT_EQ(read_all(dir.path("sub/r.json")), "second");
+  EXPECT_TRUE(fs::is_symlink(dir.path("dangling.json")));
+
+  fs::create_symlink("no-such-folder/r.json", dir.path("nowhere.json"));
+  EXPECT_THROW(check_writable(dir.path("nowhere.json")), std::runtime_error);
+  fs::create_symlink("loop-b", dir.path("loop-a"));
+  fs::create_symlink("loop-a", dir.path("loop-b"));
+  EXPECT_EQ(written_file(dir.path("loop-a")), dir.path("loop-a"));
+  EXPECT_THROW(check_writable(dir.path("loop-a")), std::runtime_error);
 }
 
 TEST(TimeStats, MedianOfOddAndEvenCounts) {
