@@ -146,7 +146,6 @@ void add_context(const tilemm::RunContext& context) {
 int run_benchmarks(int argc, char** argv) {
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
-  kokkos_args.check();
 
   Options o;
   CLI::App app{"tilemm-bench: Google Benchmark over tilemm's kernels and KokkosBlas::gemm.",
@@ -183,6 +182,7 @@ int run_benchmarks(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? tilemm::kExitOk : tilemm::kExitInputError;
   }
+  kokkos_args.check();  // after --help, which needs no Kokkos
   check_values("--kernels", o.kernels, tilemm::kernel_names());
   check_values("--precisions", o.precisions, {"float", "double"});
   check_values("--layouts", o.layouts, {"right", "left"});

@@ -190,7 +190,6 @@ int run_cli(int argc, char** argv) {
   }
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
-  kokkos_args.check();
 
   Options options;
   CLI::App app{
@@ -222,6 +221,7 @@ int run_cli(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     throw tilemm::InputError(std::string(e.what()) + " (try: tilemm --help)");
   }
+  kokkos_args.check();  // after --help and --version, which need no Kokkos; before Kokkos starts
   if (options.specs.empty() && !options.list_backends && kokkos_args.help()) {
     Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());  // prints Kokkos' help
     return tilemm::kExitOk;

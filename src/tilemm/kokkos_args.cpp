@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 #ifdef __linux__
 #include <sched.h>
@@ -21,8 +22,11 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
       ours.push_back(arg);
       continue;
     }
+    // One spelling of the thread count, the one this Kokkos reads (4.x ignores the old one).
 #if KOKKOS_VERSION < 30700
-    if (arg.rfind("--kokkos-num-threads", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
+    if (arg.rfind("--kokkos-num-threads=", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
+#else
+    if (arg.rfind("--kokkos-threads=", 0) == 0) arg.replace(0, 16, "--kokkos-num-threads");
 #endif
     args_.push_back(arg);
   }
@@ -33,13 +37,23 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
 
 namespace {
 
+#ifdef KOKKOS_ENABLE_OPENMP
 // Kokkos' OpenMP backend keeps its threads' data in an array of 512 (OpenMPTraits::MAX_THREAD_COUNT
 // in Kokkos 3.4 to 4.6) and does not check the count against it: 513 threads or more end the
 // program in a segmentation fault as Kokkos starts.
 constexpr long kMostHostThreads = 512;
+#else
+constexpr long kMostHostThreads = 4096;  // one program on a few thousand threads at most
+#endif
 
-/// Digits alone, and few enough that strtol cannot overflow; -1 otherwise.
-long whole_number(const std::string& text) {
+/// Digits alone, and few enough that strtol cannot overflow; -1 otherwise. A variable's value may
+/// have spaces around it and a + before it, as OpenMP runtimes and Kokkos read them.
+long whole_number(std::string text, bool variable = false) {
+  if (variable) {
+    const auto first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+    text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+    if (!text.empty() && text[0] == '+') text.erase(0, 1);
+  }
   const bool digits = !text.empty() && text.size() <= 9 &&
                       text.find_first_not_of("0123456789") == std::string::npos;
   return digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
@@ -53,10 +67,11 @@ long available_processors() {
     if (set == nullptr) break;
     const std::size_t size = CPU_ALLOC_SIZE(cpus);
     const bool known = sched_getaffinity(0, size, set) == 0;
+    const int error = errno;
     const long count = known ? CPU_COUNT_S(size, set) : 0;
     CPU_FREE(set);
     if (known) return count;
-    if (errno != EINVAL) break;
+    if (error != EINVAL) break;
   }
 #endif
   return long(std::thread::hardware_concurrency());
@@ -67,63 +82,70 @@ long available_processors() {
 void KokkosArguments::check() const {
   // Each count Kokkos takes, from its flag or its variable: a bad one ends Kokkos::initialize in an
   // exception or an abort of its own (KOKKOS_NUM_THREADS=0: abort), and Kokkos 3.4 refuses a flag
-  // and a variable that disagree.
+  // and a variable that disagree (4.x takes the flag).
   struct Count {
-    const char* flag;
-    const char* old_flag;  // the spelling of Kokkos before 3.7 (translated above), or null
+    const char* flag;  // as given; args_ holds the spelling of this Kokkos (the constructor)
     const char* variable;
     long min, most;
-    long value;  // -1: not given
+    bool threads;  // the host's thread count, also spelled --kokkos-threads
+    long value;    // -1: not given
   };
-  Count counts[] = {
-      {"--kokkos-num-threads=", "--kokkos-threads=", "KOKKOS_NUM_THREADS", 1, kMostHostThreads, -1},
-      {"--kokkos-device-id=", nullptr, "KOKKOS_DEVICE_ID", 0, 4096, -1}};
-  const auto checked = [](const Count& c, const std::string& name, const std::string& text) {
-    const long value = whole_number(text);
+  Count counts[] = {{"--kokkos-num-threads", "KOKKOS_NUM_THREADS", 1, kMostHostThreads, true, -1},
+                    {"--kokkos-device-id", "KOKKOS_DEVICE_ID", 0, 4096, false, -1}};
+  const auto checked = [](const Count& c, const std::string& name, const std::string& text,
+                          bool variable) {
+    const long value = whole_number(text, variable);
     if (value < c.min || value > c.most) {
       throw InputError(name + ": must be a whole number in [" + std::to_string(c.min) + ", " +
                        std::to_string(c.most) + "], got '" + text + "'" +
-                       (c.most == kMostHostThreads && value > c.most
-                            ? " (Kokkos' OpenMP backend holds at most 512 threads)"
+                       (c.threads && value > c.most
+                            ? " (Kokkos' OpenMP backend holds at most " +
+                                  std::to_string(kMostHostThreads) + " threads)"
                             : ""));
     }
     return value;
   };
   for (Count& c : counts) {
     const std::string flag = c.flag;
-    const std::string name = flag.substr(0, flag.size() - 1);
     for (std::size_t i = 1; i < args_.size(); ++i) {
-      const bool old_spelling = c.old_flag && args_[i].rfind(c.old_flag, 0) == 0;
-      if (args_[i].rfind(flag, 0) != 0 && !old_spelling) continue;
-      c.value = checked(c, name, args_[i].substr(args_[i].find('=') + 1));
+      const auto equals = args_[i].find('=');
+      const std::string given = args_[i].substr(0, equals);
+      if (equals == std::string::npos ||
+          (given != flag && !(c.threads && given == "--kokkos-threads"))) {
+        continue;
+      }
+      c.value = checked(c, flag, args_[i].substr(equals + 1), false);
     }
     const char* variable = std::getenv(c.variable);
     if (variable == nullptr) continue;
-    const long from_variable = checked(c, c.variable, variable);
+    const long from_variable = checked(c, c.variable, variable, true);
     if (c.value >= 0 && c.value != from_variable) {
-      throw InputError(name + "=" + std::to_string(c.value) + " and " + c.variable + "=" +
+      throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" +
                        variable + " disagree: give one of them, or the same count");
     }
     c.value = from_variable;
   }
 #ifdef KOKKOS_ENABLE_OPENMP
-  // Without a count of its own Kokkos takes OpenMP's: OMP_NUM_THREADS (its first level), or else
-  // every processor the process may run on.
+  // Without a count of its own Kokkos takes the threads of an OpenMP parallel region:
+  // OMP_NUM_THREADS (its first level), or else every processor the process may run on, and at
+  // most OMP_THREAD_LIMIT.
   if (counts[0].value > 0) return;
   const char* omp = std::getenv("OMP_NUM_THREADS");
-  const std::string first = omp ? std::string(omp).substr(0, std::string(omp).find(',')) : "";
-  const long asked = whole_number(first);
-  if (asked > kMostHostThreads) {
-    throw InputError("OMP_NUM_THREADS=" + first +
-                     ": Kokkos' OpenMP backend holds at most 512 threads; set it, or "
-                     "--kokkos-num-threads=N, to at most 512");
-  }
-  const long processors = available_processors();
-  if (asked <= 0 && processors > kMostHostThreads) {
-    throw InputError("this process may run on " + std::to_string(processors) +
-                     " processors and Kokkos' OpenMP backend holds at most 512 threads: set "
-                     "--kokkos-num-threads=N or OMP_NUM_THREADS to at most 512");
-  }
+  const std::string value = omp ? omp : "";
+  const long asked = whole_number(value.substr(0, value.find(',')), true);
+  const long limit =
+      whole_number(std::getenv("OMP_THREAD_LIMIT") ? std::getenv("OMP_THREAD_LIMIT") : "", true);
+  const long threads = std::min(asked > 0 ? asked : available_processors(),
+                                limit > 0 ? limit : std::numeric_limits<long>::max());
+  if (threads <= kMostHostThreads) return;
+  throw InputError(asked > 0 ? "OMP_NUM_THREADS=" + value +
+                                   ": its first level asks for more threads than Kokkos' OpenMP "
+                                   "backend holds (512); set it, or --kokkos-num-threads=N, to at "
+                                   "most 512"
+                             : "this process may run on " + std::to_string(threads) +
+                                   " processors and Kokkos' OpenMP backend holds at most 512 "
+                                   "threads: set --kokkos-num-threads=N or OMP_NUM_THREADS to at "
+                                   "most 512");
 #endif
 }
 

@@ -130,7 +130,11 @@ def main():
         if os.path.exists(path):
             os.remove(path)
     env = dict(os.environ)
-    env.update(setting.split("=", 1) for setting in args.env)
+    for setting in args.env:
+        if "=" not in setting:
+            parser.error("--env takes NAME=VALUE, got %r" % setting)
+        name, value = setting.split("=", 1)
+        env[name] = value
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                          preexec_fn=limits(args.limit_as, args.limit_data))
     print("$ " + " ".join(command))
