@@ -708,6 +708,20 @@ struct RegisterTiledGemm {
   }
 #endif
 
+  /// Resident double tiles (kShares): a K block's outer products but the last step's, with the
+  /// first step's fragments already in registers (a_first, b_first), and the last step's
+  /// fragments read into a_last, b_last (its multiply-adds wait for the barrier: operator()).
+  KOKKOS_FORCEINLINE_FUNCTION void steps_but_last(Scalar (&acc)[TM][TN], const Scalar* As,
+                                                  const Scalar* Bs, const Place& p,
+                                                  const Scalar (&a_first)[TM],
+                                                  const Scalar (&b_first)[TN], Scalar (&a_last)[TM],
+                                                  Scalar (&b_last)[TN]) const {
+    outer_product(acc, a_first, b_first);
+    TILEMM_UNROLL
+    for (int kk = 1; kk < Shape::bk - 1; ++kk) multiply_step(acc, As, Bs, p, kk);
+    fragments(As, Bs, p, Shape::bk - 1, a_last, b_last);
+  }
+
   /// The outer products of one K block.
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
@@ -802,28 +816,36 @@ struct RegisterTiledGemm {
         b.src += std::ptrdiff_t(k_first + bk()) * b.k_unit;
         Scalar a_first[TM], b_first[TN], a_last[TM], b_last[TN];
         fragments(As, Bs, p, 0, a_first, b_first);
-        for (int block = 0, buffer = 0; block < blocks; ++block, buffer ^= 1) {
-          const int current = buffer * buffer_size, other = (buffer ^ 1) * buffer_size;
-          // The next block's loads in flight during the multiply-adds; in the last step, the last
-          // block again, so that no address leaves op(X).
-          load_whole(a, inside_a, stage_a);
+        // Every K block but the last loads the next one into registers, multiplies, stores the
+        // next one in the other buffer, and after the barrier reads its first fragments; the last
+        // block, apart, only multiplies, so that the loop holds no test of whether a next block
+        // exists (1.02x in op NN: perf/LOG.md 2026-11-25). The buffers swap by an exclusive or of
+        // their offsets.
+        int current = 0, other = buffer_size;
+        for (int block = 1; block < blocks; ++block) {
+          load_whole(a, inside_a, stage_a);  // in flight during the multiply-adds
           load_whole(b, inside_b, stage_b);
-          outer_product(acc, a_first, b_first);
-          TILEMM_UNROLL
-          for (int kk = 1; kk < Shape::bk - 1; ++kk)
-            multiply_step(acc, As + current, Bs + current, p, kk);
-          // The last step's fragments now, its multiply-adds after the barrier: a warp leaves the
-          // barrier with DFMAs to issue while the next block's first fragments arrive.
-          fragments(As + current, Bs + current, p, Shape::bk - 1, a_last, b_last);
+          steps_but_last(acc, As + current, Bs + current, p, a_first, b_first, a_last, b_last);
           put(a, As + other, stage_a);  // last read before the previous barrier
           put(b, Bs + other, stage_b);
           team.team_barrier();
-          fragments(As + other, Bs + other, p, 0, a_first, b_first);  // unused after the last
+          // The next block's first fragments, while the last step's multiply-adds issue.
+          fragments(As + other, Bs + other, p, 0, a_first, b_first);
           outer_product(acc, a_last, b_last);
-          if (block + 2 < blocks) {
-            a.src += a.k_step;
-            b.src += b.k_step;
+          current ^= buffer_size;
+          other ^= buffer_size;
+          // The next address is made past the loop's test in the kernels compiled for op NN and
+          // before it in the others (then past the last block, never read): each way round is
+          // ptxas's faster schedule for that kernel, by 4-5% (perf/LOG.md 2026-11-25).
+          if constexpr (kOpsNN) {
+            if (block + 1 == blocks) break;
           }
+          a.src += a.k_step;
+          b.src += b.k_step;
+        }
+        if (blocks > 0) {
+          steps_but_last(acc, As + current, Bs + current, p, a_first, b_first, a_last, b_last);
+          outer_product(acc, a_last, b_last);
         }
       } else {
         Scalar stage_a[kStageA], stage_b[kStageB];
