@@ -834,10 +834,10 @@ struct RegisterTiledGemm {
           outer_product(acc, a_last, b_last);
           current ^= buffer_size;
           other ^= buffer_size;
-          // The next address is made past the loop's test in the kernels compiled for op NN and
-          // before it in the others (then past the last block, never read): each way round is
-          // ptxas's faster schedule for that kernel, by 4-5% (perf/LOG.md 2026-11-25).
-          if constexpr (kOpsNN) {
+          // The next address is made past the loop's test in the whole-K kernels compiled for op
+          // NN, and before it in the others (then past the last block, never read): each way
+          // round is ptxas's faster schedule for that kernel, by 2-5% (perf/LOG.md 2026-11-25).
+          if constexpr (kOpsNN && kWholeK) {
             if (block + 1 == blocks) break;
           }
           a.src += a.k_step;
