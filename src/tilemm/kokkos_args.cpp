@@ -14,6 +14,14 @@
 
 namespace tilemm {
 
+namespace {
+#if KOKKOS_VERSION < 30700
+constexpr const char* kThreadsFlag = "--kokkos-threads";  // as this Kokkos spells it
+#else
+constexpr const char* kThreadsFlag = "--kokkos-num-threads";
+#endif
+}  // namespace
+
 KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>& ours) {
   args_.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -23,11 +31,10 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
       continue;
     }
     // One spelling of the thread count, the one this Kokkos reads (4.x ignores the old one).
-#if KOKKOS_VERSION < 30700
-    if (arg.rfind("--kokkos-num-threads=", 0) == 0) arg.replace(0, 20, "--kokkos-threads");
-#else
-    if (arg.rfind("--kokkos-threads=", 0) == 0) arg.replace(0, 16, "--kokkos-num-threads");
-#endif
+    for (const char* spelling : {"--kokkos-num-threads=", "--kokkos-threads="}) {
+      const std::string given = spelling;
+      if (arg.rfind(given, 0) == 0) arg.replace(0, given.size() - 1, kThreadsFlag);
+    }
     args_.push_back(arg);
   }
   for (auto& a : args_) argv_.push_back(a.data());
@@ -59,6 +66,12 @@ long whole_number(std::string text, bool variable = false) {
   return digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
 }
 
+/// A variable's value, empty when it is not set.
+std::string variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
 /// The processors this process may run on: OpenMP's thread count when nothing sets one.
 long available_processors() {
 #ifdef __linux__
@@ -84,21 +97,23 @@ void KokkosArguments::check() const {
   // exception or an abort of its own (KOKKOS_NUM_THREADS=0: abort), and Kokkos 3.4 refuses a flag
   // and a variable that disagree (4.x takes the flag).
   struct Count {
-    const char* flag;  // as given; args_ holds the spelling of this Kokkos (the constructor)
+    const char* flag;   // as the user spells it
+    const char* given;  // as args_ holds it (the constructor)
     const char* variable;
     long min, most;
-    bool threads;  // the host's thread count, also spelled --kokkos-threads
-    long value;    // -1: not given
+    long value;  // -1: not given
   };
-  Count counts[] = {{"--kokkos-num-threads", "KOKKOS_NUM_THREADS", 1, kMostHostThreads, true, -1},
-                    {"--kokkos-device-id", "KOKKOS_DEVICE_ID", 0, 4096, false, -1}};
-  const auto checked = [](const Count& c, const std::string& name, const std::string& text,
-                          bool variable) {
+  Count counts[] = {
+      {"--kokkos-num-threads", kThreadsFlag, "KOKKOS_NUM_THREADS", 1, kMostHostThreads, -1},
+      {"--kokkos-device-id", "--kokkos-device-id", "KOKKOS_DEVICE_ID", 0, 4096, -1}};
+  const Count& threads = counts[0];
+  const auto checked = [&threads](const Count& c, const std::string& name, const std::string& text,
+                                  bool variable) {
     const long value = whole_number(text, variable);
     if (value < c.min || value > c.most) {
       throw InputError(name + ": must be a whole number in [" + std::to_string(c.min) + ", " +
                        std::to_string(c.most) + "], got '" + text + "'" +
-                       (c.threads && value > c.most
+                       (&c == &threads && value > c.most
                             ? " (Kokkos' OpenMP backend holds at most " +
                                   std::to_string(kMostHostThreads) + " threads)"
                             : ""));
@@ -107,21 +122,17 @@ void KokkosArguments::check() const {
   };
   for (Count& c : counts) {
     const std::string flag = c.flag;
+    const std::string given = std::string(c.given) + "=";
     for (std::size_t i = 1; i < args_.size(); ++i) {
-      const auto equals = args_[i].find('=');
-      const std::string given = args_[i].substr(0, equals);
-      if (equals == std::string::npos ||
-          (given != flag && !(c.threads && given == "--kokkos-threads"))) {
-        continue;
-      }
-      c.value = checked(c, flag, args_[i].substr(equals + 1), false);
+      if (args_[i].rfind(given, 0) == 0)
+        c.value = checked(c, flag, args_[i].substr(given.size()), false);
     }
-    const char* variable = std::getenv(c.variable);
-    if (variable == nullptr) continue;
-    const long from_variable = checked(c, c.variable, variable, true);
+    if (std::getenv(c.variable) == nullptr) continue;
+    const std::string text = variable(c.variable);
+    const long from_variable = checked(c, c.variable, text, true);
     if (c.value >= 0 && c.value != from_variable) {
-      throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" +
-                       variable + " disagree: give one of them, or the same count");
+      throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" + text +
+                       " disagree: give one of them, or the same count");
     }
     c.value = from_variable;
   }
@@ -129,23 +140,22 @@ void KokkosArguments::check() const {
   // Without a count of its own Kokkos takes the threads of an OpenMP parallel region:
   // OMP_NUM_THREADS (its first level), or else every processor the process may run on, and at
   // most OMP_THREAD_LIMIT.
-  if (counts[0].value > 0) return;
-  const char* omp = std::getenv("OMP_NUM_THREADS");
-  const std::string value = omp ? omp : "";
-  const long asked = whole_number(value.substr(0, value.find(',')), true);
-  const long limit =
-      whole_number(std::getenv("OMP_THREAD_LIMIT") ? std::getenv("OMP_THREAD_LIMIT") : "", true);
-  const long threads = std::min(asked > 0 ? asked : available_processors(),
-                                limit > 0 ? limit : std::numeric_limits<long>::max());
-  if (threads <= kMostHostThreads) return;
-  throw InputError(asked > 0 ? "OMP_NUM_THREADS=" + value +
-                                   ": its first level asks for more threads than Kokkos' OpenMP "
-                                   "backend holds (512); set it, or --kokkos-num-threads=N, to at "
-                                   "most 512"
-                             : "this process may run on " + std::to_string(threads) +
-                                   " processors and Kokkos' OpenMP backend holds at most 512 "
-                                   "threads: set --kokkos-num-threads=N or OMP_NUM_THREADS to at "
-                                   "most 512");
+  if (threads.value > 0) return;
+  const std::string omp = variable("OMP_NUM_THREADS");
+  const long asked = whole_number(omp.substr(0, omp.find(',')), true);
+  const long limit = whole_number(variable("OMP_THREAD_LIMIT"), true);
+  const long count = std::min(asked > 0 ? asked : available_processors(),
+                              limit > 0 ? limit : std::numeric_limits<long>::max());
+  if (count <= kMostHostThreads) return;
+  const std::string most = std::to_string(kMostHostThreads), holds = "Kokkos' OpenMP backend holds";
+  if (asked > 0) {
+    throw InputError("OMP_NUM_THREADS=" + omp + ": its first level asks for more threads than " +
+                     holds + " (" + most + "); set it, or --kokkos-num-threads=N, to at most " +
+                     most);
+  }
+  throw InputError("this process may run on " + std::to_string(count) + " processors and " + holds +
+                   " at most " + most +
+                   " threads: set --kokkos-num-threads=N or OMP_NUM_THREADS to at most " + most);
 #endif
 }
 
