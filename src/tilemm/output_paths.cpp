@@ -17,17 +17,19 @@ std::string tile_in_file_name(const Tiling& tile) {
 
 std::map<std::string, std::string> placeholder_values(const Problem& problem, const KernelRun& run,
                                                       const std::string& backend) {
-  return {{"name", problem.origin.name},
-          {"kernel", run.kernel},
-          {"backend", backend},
-          {"m", std::to_string(problem.m)},
-          {"n", std::to_string(problem.n)},
-          {"k", std::to_string(problem.k)},
-          {"precision", to_string(problem.precision)},
-          {"layout", to_string(problem.layout)},
-          {"tile", run.launch.tile ? tile_in_file_name(*run.launch.tile) : "default"},
-          {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"},
-          {"split_k", run.launch.split_k ? std::to_string(run.launch.split_k) : "default"}};
+  return {
+      {"name", problem.origin.name},
+      {"kernel", run.kernel},
+      {"backend", backend},
+      {"m", std::to_string(problem.m)},
+      {"n", std::to_string(problem.n)},
+      {"k", std::to_string(problem.k)},
+      {"precision", to_string(problem.precision)},
+      {"layout", to_string(problem.layout)},
+      {"tile", run.launch.tile ? tile_in_file_name(*run.launch.tile) : "default"},
+      {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"},
+      {"split_k", run.launch.split_k ? std::to_string(run.launch.split_k) : "default"},
+      {"split_tiles", run.launch.split_tiles ? std::to_string(run.launch.split_tiles) : "default"}};
 }
 
 /// Replaces each {key} with lookup(key); throws on an unknown key or a '{' without '}'.
@@ -55,7 +57,7 @@ void check_path_template(const std::string& path_template) {
     if (!known.count(key)) {
       throw std::invalid_argument("unknown placeholder {" + key +
                                   "}; known: {name} {kernel} {backend} {m} {n} {k} {precision} "
-                                  "{layout} {tile} {team_size} {split_k}");
+                                  "{layout} {tile} {team_size} {split_k} {split_tiles}");
     }
     return std::string();
   });

@@ -38,7 +38,8 @@ const std::vector<std::string>& result_columns() {
       "name",         "kernel",       "backend",      "m",            "n",
       "k",            "precision",    "layout",       "trans_a",      "trans_b",
       "alpha",        "beta",         "tile",         "team_size",    "split_k",
-      "vector_length", "scratch_bytes", "repeats",      "warmup",       "time_min_s",
+      "split_tiles",  "vector_length", "scratch_bytes", "repeats",     "warmup",
+      "time_min_s",
       "time_median_s", "time_max_s",   "time_mean_s",  "gflops",       "gflops_best",
       "error",        "tolerance",    "verdict",      "seed",         "data",
       "c_out",        "spec",         "device",       "hostname",     "utc_time"};
@@ -66,6 +67,8 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["team_size"] =
       launched ? nlohmann::ordered_json(r.launch.team_size) : nlohmann::ordered_json();
   row["split_k"] = launched ? nlohmann::ordered_json(r.launch.split_k) : nlohmann::ordered_json();
+  row["split_tiles"] =
+      launched ? nlohmann::ordered_json(r.launch.split_tiles) : nlohmann::ordered_json();
   row["vector_length"] =
       launched ? nlohmann::ordered_json(r.launch.vector_length) : nlohmann::ordered_json();
   row["scratch_bytes"] =
@@ -175,9 +178,15 @@ void Table::row(const Result& r) {
     header_printed_ = true;
   }
   const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
-  // A split K shows after the tile: "64x128x8/8x8 k/16".
+  // A split K shows after the tile: "64x128x8/8x8 k/16", and "k/16 on 4" when only the last 4
+  // tiles are split.
   std::string tile = r.tile_text().empty() ? "-" : r.tile_text();
-  if (r.launch.split_k > 1) tile += " k/" + std::to_string(r.launch.split_k);
+  if (r.launch.split_k > 1) {
+    tile += " k/" + std::to_string(r.launch.split_k);
+    const Tiling& t = r.launch.tile;
+    const std::int64_t tiles = (p.m + t.bm - 1) / t.bm * ((p.n + t.bn - 1) / t.bn);
+    if (r.launch.split_tiles < tiles) tile += " on " + std::to_string(r.launch.split_tiles);
+  }
   std::snprintf(
       line, sizeof(line),
       "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-18s %11.4f %10.2f %9.2e %9.2e %s\n",

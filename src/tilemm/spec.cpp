@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
-      "name",    "m",      "n",    "k",       "precision", "layout",    "trans_a",
-      "trans_b", "alpha",  "beta", "kernels", "tile",      "team_size", "split_k",
-      "repeats", "warmup", "seed", "a",       "b",         "c",         "c_out"};
+      "name",   "m",    "n",       "k",    "precision", "layout",  "trans_a",     "trans_b",
+      "alpha",  "beta", "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats",
+      "warmup", "seed", "a",       "b",    "c",         "c_out"};
   return keys;
 }
 
@@ -555,6 +555,16 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
         r.find("split_k"), "split_k",
         "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) + "]");
   }
+  const auto split_tiles = r.list<std::int64_t>("split_tiles", integer(1, kMaxExtent), {0});
+  if (!any_split && r.in_problem("split_tiles")) {
+    r.error(
+        r.find("split_tiles"), "split_tiles",
+        "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) + "]");
+  }
+  if (any_split && r.find("split_tiles") && !r.find("split_k")) {
+    r.error(r.find("split_tiles"), "split_tiles",
+            "names the tiles whose K a split_k splits, and this problem has no split_k");
+  }
 
   // The runs of one problem, then the results they make over the sweep, both counted before any
   // problem is built: a few short lists can ask for billions of either.
@@ -586,9 +596,13 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
       for (const auto team_size : team_sizes) {
         const bool splits = kernel == "register-tiled";
         for (const auto split_k : splits ? split_ks : std::vector<std::int64_t>{0}) {
-          if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
-          base.runs.push_back(
-              {kernel, {tile, static_cast<int>(team_size), static_cast<int>(split_k)}});
+          // (split_k 1 splits nothing: one run, whatever split_tiles lists.)
+          for (const auto tiles_split : split_k > 1 ? split_tiles : std::vector<std::int64_t>{0}) {
+            if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
+            base.runs.push_back({kernel,
+                                 {tile, static_cast<int>(team_size), static_cast<int>(split_k),
+                                  static_cast<int>(tiles_split)}});
+          }
         }
       }
     }
@@ -666,7 +680,7 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
           r.error(r.find("c_out"), "c_out",
                   "'" + problem.c_out + "' names one file for several results of this sweep; add " +
                       "placeholders such as {m}, {n}, {k}, {precision}, {layout}, {tile}, " +
-                      "{team_size} or {split_k}");
+                      "{team_size}, {split_k} or {split_tiles}");
         }
       }
     }

@@ -40,7 +40,8 @@ struct Tiling {
 struct LaunchRequest {
   std::optional<Tiling> tile;
   int team_size = 0;
-  int split_k = 0;  // ranges of K summed apart (register-tiled)
+  int split_k = 0;      // ranges of K summed apart (register-tiled)
+  int split_tiles = 0;  // tiles of C, the last in the tile order, whose K is split (register-tiled)
 };
 
 /// The extents of a product, op(A) m x k times op(B) k x n: defaults may depend on them (a tile
@@ -60,6 +61,10 @@ struct LaunchConfig {
   /// own into a partial C, then the partials added in order: teams for the GPU when C has too few
   /// tiles to fill it and K is long.
   int split_k = 1;
+  /// The tiles of C, the last in the kernel's tile order, whose K is split (all of them, or those
+  /// of a last wave of teams that would leave processors idle); the others run whole K in a launch
+  /// before them. 0 when K is not split.
+  std::int64_t split_tiles = 0;
   std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
 };
 

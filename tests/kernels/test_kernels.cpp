@@ -52,6 +52,7 @@ std::string describe(const Case& c) {
   if (c.launch.tile) os << " tile=" << c.launch.tile->to_string();
   if (c.launch.team_size) os << " team_size=" << c.launch.team_size;
   if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
+  if (c.launch.split_tiles) os << " split_tiles=" << c.launch.split_tiles;
   return os.str();
 }
 
@@ -435,6 +436,24 @@ TEST(RegisterTiledSplitK, MatchLongDoubleReference) {
   }
 }
 
+// A split of the last tiles alone (a last wave's): the tiles before them run whole K in a launch
+// of their own, the last 1 or 5 of 67 x 140's tiles (edges among them) in ranges, then their sum;
+// more tiles than C has split them all.
+TEST(RegisterTiledSplitK, LastTilesMatchLongDoubleReference) {
+  const int team = concurrency() >= 2 ? 2 : 1;
+  const std::vector<std::pair<const char*, int>> tiles = {
+      {"64x128x8/8x8", 0}, {"32x32x8/4x4", 0}, {"16x24x6/4x8", team}};
+  for (const auto& [tile_text, team_size] : tiles) {
+    const Tiling tile = *Tiling::parse(tile_text);
+    for (const int split_tiles : {1, 5, 1000}) {
+      for (const Scaling scaling : {Scaling{1.0, 0.0}, Scaling{1.5, -0.5}}) {
+        check_layouts_and_ops("register-tiled", {67, 140, 300}, Precision::Double, scaling,
+                              {tile, team_size, 3, split_tiles});
+      }
+    }
+  }
+}
+
 // The split a launch reports is the one it runs: ranges of whole K blocks, none empty.
 TEST(RegisterTiledSplitK, SplitCountIsTheRangesRun) {
   using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
@@ -445,8 +464,16 @@ TEST(RegisterTiledSplitK, SplitCountIsTheRangesRun) {
         std::make_tuple(5, 4, 1), std::make_tuple(80, 1, 1)}) {
     const LaunchConfig cfg = Registry::plan("register-tiled", {tile, 0, requested}, {40, 30, k});
     EXPECT_EQ(cfg.split_k, ranges) << "K = " << k << " in " << requested;
-    EXPECT_EQ(cfg.partial_elements, ranges > 1 ? std::size_t(ranges) * 40 * 30 : 0u);
+    // A partial tile a tile of C (here 2 of 32 x 32) and range.
+    EXPECT_EQ(cfg.split_tiles, ranges > 1 ? 2 : 0);
+    EXPECT_EQ(cfg.partial_elements, ranges > 1 ? std::size_t(ranges) * 2 * 32 * 32 : 0u);
   }
+  // The last tiles alone, or all of them where the request names more.
+  const Extents e{100, 70, 80};  // 4 x 3 tiles
+  EXPECT_EQ(Registry::plan("register-tiled", {tile, 0, 4, 5}, e).split_tiles, 5);
+  EXPECT_EQ(Registry::plan("register-tiled", {tile, 0, 4, 5}, e).partial_elements, 4u * 5 * 1024);
+  EXPECT_EQ(Registry::plan("register-tiled", {tile, 0, 4, 50}, e).split_tiles, 12);
+  EXPECT_EQ(Registry::plan("register-tiled", {tile, 0, 1, 5}, e).split_tiles, 0) << "no split";
 }
 
 // By default K is split only where K is long and C's tiles leave processors without a team, at
@@ -455,17 +482,25 @@ TEST(RegisterTiledSplitK, DefaultSplitWhereProcessorsWouldWait) {
   using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 4096}).split_k > 1, concurrency() >= 2);
   EXPECT_EQ(Registry::plan("register-tiled", {}, {8, 8, 256}).split_k, 1) << "K too short";
-  EXPECT_EQ(Registry::plan("register-tiled", {}, {4096, 4096, 4096}).split_k, 1);
-  EXPECT_EQ(Registry::plan("register-tiled", {}, {8192, 8192, 8192}).split_k, 1);
-  // Tiles in whole waves stay whole; one tile more than a wave is split, where a wave has room for
-  // more than one team.
+  // Tiles that fill every processor are not all split; a last wave's may be (on a GPU of 132
+  // multiprocessors, 8192^3 in double: 31 waves of 128x128 tiles, then the last 4 tiles split).
   using Launch = kernels::RegisterTiled<TestSpace, double, Kokkos::LayoutRight>;
+  for (const std::int64_t n : {4096, 8192}) {
+    const LaunchConfig cfg = Registry::plan("register-tiled", {}, {n, n, n});
+    const std::int64_t tiles = Launch::tiles_of(cfg.tile, {n, n, n});
+    EXPECT_LT(cfg.split_tiles, tiles) << n;
+    EXPECT_EQ(cfg.split_tiles > 0, cfg.split_k > 1) << n;
+    if (cfg.split_k > 1) EXPECT_LT(cfg.split_tiles, Launch::team_slots(cfg.tile)) << n;
+  }
+  // Tiles in whole waves stay whole; of one tile more than whole waves, that tile alone is split,
+  // where a wave has room for more than one team.
   const Tiling tile{128, 128, 8, 8, 8};
   const int slots = static_cast<int>(Launch::team_slots(tile));
   for (const int waves : {1, 3}) {
-    EXPECT_EQ(Launch::default_split(tile, {128 * waves * slots, 128, 16384}), 1) << waves;
-    EXPECT_EQ(Launch::default_split(tile, {128 * (waves * slots + 1), 128, 16384}) > 1, slots > 1)
-        << waves << " waves and a tile on " << slots;
+    EXPECT_EQ(Launch::default_split(tile, {128 * waves * slots, 128, 16384}).ranges, 1) << waves;
+    const auto split = Launch::default_split(tile, {128 * (waves * slots + 1), 128, 16384});
+    EXPECT_EQ(split.ranges > 1, slots > 1) << waves << " waves and a tile on " << slots;
+    if (slots > 1) EXPECT_EQ(split.tiles, 1) << waves << " waves and a tile on " << slots;
   }
   // A tile the spec names runs unsplit unless a split is asked for too.
   EXPECT_EQ(Registry::plan("register-tiled", {Tiling{32, 32, 8, 4, 4}}, {8, 8, 4096}).split_k, 1);

@@ -14,9 +14,10 @@
 //       team_barrier
 //     C[my thread tiles] = alpha * acc + beta * C   elements outside C skipped
 //
-// Split K (a few tiles of C, a long K): teams take the tiles of C for each of split_k ranges of K,
-// store acc unscaled as a partial C of their range, and a second pass adds the partials in range
-// order: C = alpha * sum + beta * C.
+// Split K (a few tiles of C, a long K; or the tiles of a last wave of teams that would leave most
+// processors idle): teams take the launch's tiles of C for each of split_k ranges of K, store acc
+// unscaled as a partial tile of their range, and a second pass adds the partials in range order:
+// C = alpha * sum + beta * C. Tiles before the split ones run whole K in a launch of their own.
 //
 // Two schedules of that one source, chosen by the launch's team size:
 // - resident (team size = number of thread tiles; the GPU launch): acc stays in registers for the
@@ -177,7 +178,8 @@ struct RegisterTiledGemm {
   int level = 0;                          // team scratch level
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
-  Scalar* partials = nullptr;   // splits partial C's, M x N each in C's layout (splits > 1)
+  Scalar* partials = nullptr;   // a partial tile per tile and range (splits > 1): partial_index
+  int tile_begin = 0, tile_count = 0;  // this launch's tiles, tile_count from tile_begin in order
 
   KOKKOS_INLINE_FUNCTION int bm() const {
     if constexpr (Shape::fixed) return Shape::bm;
@@ -226,8 +228,10 @@ struct RegisterTiledGemm {
            ceil_div(std::int64_t(bk) * bn, team) <= kRuntimeStage;
   }
 
+  /// Runs tile_count tiles of C from tile_begin in the tile order (tile_of), K split as cfg says.
   /// `partials`: cfg.partial_elements scalars of the backend's memory, for a split K.
-  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials, int tile_begin,
+                  int tile_count) {
     const Tiling& t = cfg.tile;
     RegisterTiledGemm kernel{g,
                              t.bm,
@@ -240,40 +244,53 @@ struct RegisterTiledGemm {
                              g.b.runs_aligned(4),
                              cfg.split_k,
                              split_length(g.k(), t.bk, cfg.split_k),
-                             partials};
-    Policy policy(kernel.tiles_m * kernel.tiles_n * cfg.split_k, cfg.team_size, cfg.vector_length);
+                             partials,
+                             tile_begin,
+                             tile_count};
+    Policy policy(tile_count * cfg.split_k, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::register_tiled",
         policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), kernel);
-    if (cfg.split_k > 1) sum_splits(g, partials, cfg.split_k);
+    if (cfg.split_k > 1) kernel.sum_splits();
   }
 
   /// The length of each of `splits` ranges of K: whole K blocks, as even as they divide.
   static int split_length(int K, int bk, int splits) {
     return splits > 1 ? ceil_div(ceil_div(K, bk), splits) * bk : K;
   }
-  /// Where partial C `split` holds element (row, col): C's layout, the splits one after another.
-  KOKKOS_INLINE_FUNCTION static std::size_t partial_index(int split, int row, int col, int M,
-                                                          int N) {
-    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
-    return right ? (std::size_t(split) * M + row) * N + col
-                 : (std::size_t(split) * N + col) * M + row;
+  /// The scalars of partials a split of `splits` ranges over `tiles` tiles of bm x bn takes.
+  static std::size_t partial_size(int bm, int bn, std::int64_t tiles, int splits) {
+    return std::size_t(splits) * std::size_t(tiles) * std::size_t(bm) * std::size_t(bn);
   }
-  /// C = alpha * (partial 0 + partial 1 + ...) + beta * C, the partials added in the order of
-  /// their ranges of K, so that a result does not change from run to run.
-  static void sum_splits(const Operands& g, const Scalar* partials, int splits) {
-    const int M = g.m(), N = g.n();
+  /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
+  /// (its place from tile_begin): a bm x bn tile in C's layout, a range's tiles one after another.
+  KOKKOS_INLINE_FUNCTION std::size_t partial_index(int split, int local, int r, int c) const {
     constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
-    const std::int64_t elements = std::int64_t(M) * N, per_split = elements;
+    const std::size_t tile = std::size_t(split) * tile_count + local;
+    return right ? (tile * bm() + r) * bn() + c : (tile * bn() + c) * bm() + r;
+  }
+  /// C = alpha * (partial 0 + partial 1 + ...) + beta * C over the launch's tiles, the partials
+  /// added in the order of their ranges of K, so that a result does not change from run to run.
+  void sum_splits() const {
+    const RegisterTiledGemm k = *this;
+    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
+    const std::int64_t area = std::int64_t(bm()) * bn(), per_split = area * tile_count;
     Kokkos::parallel_for(
         "tilemm::register_tiled::sum_splits",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, elements),
+        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, per_split),
         KOKKOS_LAMBDA(const std::int64_t e) {
-          Scalar sum = partials[e];
-          for (int s = 1; s < splits; ++s) sum += partials[s * per_split + e];
-          // e runs along C's memory, so that neighbouring threads touch neighbouring elements.
-          const int row = int(right ? e / N : e % M), col = int(right ? e % N : e / M);
-          scale_into(g.c(row, col), sum, g.alpha, g.beta);
+          // e runs along a partial tile's memory, in C's layout, so that neighbouring threads
+          // touch neighbouring elements of C too.
+          const int local = int(e / area), in_tile = int(e % area);
+          const int r = right ? in_tile / k.bn() : in_tile % k.bm();
+          const int c = right ? in_tile % k.bn() : in_tile / k.bm();
+          int tile_m, tile_n;
+          k.tile_of(k.tile_begin + local, tile_m, tile_n);
+          const int row = tile_m * k.bm() + r, col = tile_n * k.bn() + c;
+          if (row >= k.g.m() || col >= k.g.n()) return;  // never stored: outside C
+          Scalar sum = k.partials[e];
+          for (int s = 1; s < k.splits; ++s) sum += k.partials[s * per_split + e];
+          scale_into(k.g.c(row, col), sum, k.g.alpha, k.g.beta);
         });
   }
 
@@ -751,7 +768,8 @@ struct RegisterTiledGemm {
     const int M = g.m(), N = g.n();
     // Found again from the team rather than kept through the K loop, where float's 8x8 thread
     // tiles have no register to spare.
-    const int split = split_launch() ? team.league_rank() / (tiles_m * tiles_n) : 0;
+    const int split = split_launch() ? team.league_rank() / tile_count : 0;
+    const int local = team.league_rank() - split * tile_count;
     TILEMM_UNROLL
     for (int i = 0; i < TM; ++i) {
       const int row = row0 + p.m + (i / kStrip) * p.stride_m + i % kStrip;
@@ -760,7 +778,7 @@ struct RegisterTiledGemm {
         const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
         if (row >= M || col >= N) continue;
         if (split_launch()) {
-          partials[partial_index(split, row, col, M, N)] = acc[i][j];
+          partials[partial_index(split, local, row - row0, col - col0)] = acc[i][j];
         } else {
           scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
         }
@@ -769,10 +787,10 @@ struct RegisterTiledGemm {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    // Teams take the tiles of C for K's first range, then for its second, ...
-    const int tiles = tiles_m * tiles_n, split = kWholeK ? 0 : team.league_rank() / tiles;
+    // Teams take the launch's tiles of C for K's first range, then for its second, ...
+    const int split = kWholeK ? 0 : team.league_rank() / tile_count;
     int tile_m, tile_n;
-    tile_of(team.league_rank() - split * tiles, tile_m, tile_n);
+    tile_of(tile_begin + team.league_rank() - split * tile_count, tile_m, tile_n);
     const int row0 = tile_m * bm(), col0 = tile_n * bn();
     // This team's range of K, [k_begin, k_begin + K): all of it unless the launch splits K.
     const int k_begin = split * k_split;

@@ -126,8 +126,8 @@ struct RegisterTiled {
     return processors() * Kernel<4, 4, true>::teams_per_multiprocessor(
                               accumulators, (t.bm / t.tm) * (t.bn / t.tn));
   }
-  /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial C costs a
-  /// store and a load of M x N against its M x N x depth multiply-adds, and at n = 512 the GPU's
+  /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial tiles cost a
+  /// store and a load of each element against depth multiply-adds, and at n = 512 the GPU's
   /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
   static constexpr std::int64_t kMinSplitDepth = 512;
 
@@ -189,7 +189,7 @@ struct RegisterTiled {
             : std::vector<Tiling>{candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
     if (chosen == candidates.back() && e.k >= 2 * kMinSplitDepth) {
       for (const Tiling& t : split_candidates) {
-        if (padding(t, e) <= 1.25 && default_split(t, e) > 1) {
+        if (padding(t, e) <= 1.25 && default_split(t, e).ranges > 1) {
           chosen = t;
           break;
         }
@@ -206,40 +206,67 @@ struct RegisterTiled {
   /// default came within 4% of the fastest split measured in each of 22 shapes (perf/LOG.md).
   static constexpr std::int64_t kPartialCost = 32;
 
+  /// A split of K: `ranges` ranges for the last `tiles` tiles of C in the tile order (all of
+  /// them, or a last wave's), the tiles before them whole; {1, 0} is no split.
+  struct Split {
+    int ranges = 1;
+    std::int64_t tiles = 0;
+  };
   /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
-  /// processors without a team: as many ranges as fill the teams that run at once (team_slots) in
-  /// one wave (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of 64x128 tiles,
-  /// 256 teams on 132 multiprocessors of two). Otherwise the split that the waves of teams finish
-  /// soonest, with the partial C's written and read (split_time): a last wave that leaves most
-  /// processors idle is worth splitting when K is deep (1536 x 1536 x 16384 in double: 144 tiles
-  /// on 132 multiprocessors ran at 13.6 TFLOP/s, one whole wave of 132 at 24.8; perf/LOG.md).
-  static int default_split(const Tiling& t, const Extents& e) {
+  /// processors without a team: every tile, in as many ranges as fill the teams that run at once
+  /// (team_slots) in one wave (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of
+  /// 64x128 tiles, 256 teams on 132 multiprocessors of two). Otherwise the split that the waves of
+  /// teams finish soonest, with the partial tiles written and read (split_time): a last wave that
+  /// leaves processors idle is worth splitting when K is deep. Either every tile is split (1536 x
+  /// 1536 x 16384 in double: 144 tiles on 132 multiprocessors ran at 13.6 TFLOP/s, one whole wave
+  /// of 132 at 24.8; perf/LOG.md), or only the tiles of that last wave, after whole waves of whole
+  /// tiles (8192^3 in double: 4096 tiles, 31 waves of 132 and 4 tiles more).
+  static Split default_split(const Tiling& t, const Extents& e) {
     const std::int64_t tiles = tiles_of(t, e), most = e.k / kMinSplitDepth;
-    if (tiles == 0 || most <= 1) return 1;
+    if (tiles == 0 || most <= 1) return {};
+    const std::int64_t slots = team_slots(t);
     if (tiles < processors()) {
-      return int(std::max<std::int64_t>(1, std::min(team_slots(t) / tiles, most)));
+      return {int(std::max<std::int64_t>(1, std::min(slots / tiles, most))), tiles};
     }
-    int best = 1;  // (more ranges than teams run at once cannot shorten the last wave further)
-    for (int requested = 2; requested <= std::min(most, team_slots(t)); ++requested) {
-      if (split_time(t, e, requested) < split_time(t, e, best)) best = requested;
+    // (Tiles that fill no whole wave are all a last wave: only splitting every tile splits them.)
+    const std::int64_t last_wave = tiles > slots ? tiles % slots : 0;
+    Split all{1, tiles}, tail{1, last_wave};
+    // (More ranges than teams run at once cannot shorten a wave further.)
+    for (int requested = 2; requested <= std::min(most, slots); ++requested) {
+      if (split_time(t, e, {requested, tiles}) < split_time(t, e, all)) all.ranges = requested;
+      if (last_wave > 0 && split_time(t, e, {requested, last_wave}) < split_time(t, e, tail)) {
+        tail.ranges = requested;
+      }
     }
     // A split must promise a twentieth less time than none: the count leaves out the second pass's
     // launch and what the split kernels lose. (6144^3 in double, predicted 0.3% faster in two
-    // ranges, ran 0.2-2% slower; perf/LOG.md.)
-    return 20 * split_time(t, e, best) <= 19 * split_time(t, e, 1) ? best : 1;
+    // ranges, ran 0.2-2% slower; perf/LOG.md.) Split only in its last wave, most of the work runs
+    // in the whole kernels, and a fiftieth will do.
+    const double none = split_time(t, e, {});
+    const bool all_pays = all.ranges > 1 && 20 * split_time(t, e, all) <= 19 * none;
+    const bool tail_pays = tail.ranges > 1 && 50 * split_time(t, e, tail) <= 49 * none;
+    if (tail_pays && (!all_pays || split_time(t, e, tail) <= split_time(t, e, all))) return tail;
+    return all_pays ? all : Split{};
   }
-  /// The time a split of K into `requested` ranges predicts, in multiply-adds of one team: its
-  /// waves of teams (team_slots at once) times a team's multiply-adds, and, split, the partial C's
-  /// that teams write and the sum reads back, and C, at kPartialCost each across the processors.
-  /// (In floating point: a shape far past any memory, refused later by the plan's memory check,
-  /// passes 2^63 multiply-adds.)
-  static double split_time(const Tiling& t, const Extents& e, int requested) {
-    const int splits = split_count(e.k, t.bk, requested);
-    const std::int64_t slots = team_slots(t);
-    const double depth = double(ceil_div(ceil_div(e.k, t.bk), splits)) * t.bk;
-    const double waves = double((tiles_of(t, e) * splits + slots - 1) / slots);
-    const double moved = splits > 1 ? (2.0 * splits + 1) * double(e.m) * double(e.n) : 0.0;
-    return waves * depth * t.bm * t.bn + moved * kPartialCost / double(slots);
+  /// The time a split predicts, in multiply-adds of one team: the waves of teams (team_slots at
+  /// once) of the whole tiles times a team's multiply-adds, then those of the split tiles; and,
+  /// split, the partial tiles that teams write and the sum reads back, and C, at kPartialCost
+  /// each across the processors. (In floating point: a shape far past any memory, refused later
+  /// by the plan's memory check, passes 2^63 multiply-adds.)
+  static double split_time(const Tiling& t, const Extents& e, const Split& split) {
+    const std::int64_t slots = team_slots(t), tiles = tiles_of(t, e);
+    const int ranges = split.tiles > 0 ? split_count(e.k, t.bk, split.ranges) : 1;
+    const std::int64_t split_tiles = ranges > 1 ? split.tiles : 0, whole = tiles - split_tiles;
+    const double tile = double(t.bm) * t.bn, blocks = double(ceil_div(e.k, t.bk));
+    const double depth = double(ceil_div(ceil_div(e.k, t.bk), ranges)) * t.bk;
+    const double whole_waves = double((whole + slots - 1) / slots);
+    const double split_waves = double((split_tiles * ranges + slots - 1) / slots);
+    // C's elements in the split tiles: all of C when every tile is split.
+    const double moved = ranges > 1 ? (2.0 * ranges + 1) * double(e.m) * double(e.n) *
+                                          double(split_tiles) / double(tiles)
+                                    : 0.0;
+    return whole_waves * blocks * t.bk * tile + split_waves * depth * tile +
+           moved * kPartialCost / double(slots);
   }
   /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
   /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
@@ -260,15 +287,20 @@ struct RegisterTiled {
                                     default_tile(extents).to_string());
     }
     // A tile the spec names runs unsplit unless the spec asks for a split too, so that a tile
-    // sweep compares tiles alone.
-    const int requested_split = request.split_k ? request.split_k
-                                : request.tile  ? 1
-                                                : default_split(t, extents);
-    cfg.split_k = split_count(extents.k, t.bk, requested_split);
+    // sweep compares tiles alone. A split the spec asks for takes every tile unless it names how
+    // many (the last in the tile order).
+    const std::int64_t tiles = tiles_of(t, extents);
+    const Split split =
+        request.split_k ? Split{request.split_k, request.split_tiles ? request.split_tiles : tiles}
+        : request.tile  ? Split{}
+                        : default_split(t, extents);
+    const std::int64_t split_tiles = std::min(split.tiles, tiles);
+    cfg.split_k = split_tiles > 0 ? split_count(extents.k, t.bk, split.ranges) : 1;
+    cfg.split_tiles = cfg.split_k > 1 ? split_tiles : 0;
     // (Unsplit, Registry::plan's within_int refuses a league that large.)
     // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
     // them pass 2^63.)
-    if (cfg.split_k > 1 && tiles_of(t, extents) > std::numeric_limits<int>::max() / cfg.split_k) {
+    if (cfg.split_k > 1 && cfg.split_tiles > std::numeric_limits<int>::max() / cfg.split_k) {
       throw LaunchError("split_k", "tile " + t.to_string() + " on a " + std::to_string(extents.m) +
                                        " x " + std::to_string(extents.n) + " C in " +
                                        std::to_string(cfg.split_k) +
@@ -276,7 +308,8 @@ struct RegisterTiled {
                                        std::to_string(std::numeric_limits<int>::max()) + ")");
     }
     if (cfg.split_k > 1) {
-      cfg.partial_elements = std::size_t(cfg.split_k) * std::size_t(extents.m) * extents.n;
+      cfg.partial_elements =
+          Kernel<4, 4, true>::partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
     }
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
@@ -296,14 +329,33 @@ struct RegisterTiled {
       cfg.scratch_level = (!fits_level0 && kCpu) ? 1 : 0;
       check_team_launch(kernel, cfg);
     });
+    if (cfg.split_k > 1 && cfg.split_tiles < tiles) {  // the whole tiles' kernel too
+      LaunchConfig whole = cfg;
+      whole.split_k = 1;
+      with_kernel(whole, false, 0, [&](auto kernel) { check_team_launch(kernel, whole); });
+    }
     return cfg;
   }
 
+  /// The tiles before the split ones run whole K in a launch of their own (kernels compiled for
+  /// that), then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
     const bool ops_nn = !g.a.transposed && !g.b.transposed;
     const int leading = std::max(g.a.leading(), g.b.leading());
-    with_kernel(cfg, ops_nn, leading,
-                [&](auto kernel) { decltype(kernel)::run(g, cfg, partials); });
+    const int tiles = int(tiles_of(cfg.tile, {g.m(), g.n(), g.k()}));
+    const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
+    if (split_tiles < tiles) {
+      LaunchConfig whole = cfg;
+      whole.split_k = 1;
+      with_kernel(whole, ops_nn, leading, [&](auto kernel) {
+        decltype(kernel)::run(g, whole, nullptr, 0, tiles - split_tiles);
+      });
+    }
+    if (split_tiles > 0) {
+      with_kernel(cfg, ops_nn, leading, [&](auto kernel) {
+        decltype(kernel)::run(g, cfg, partials, tiles - split_tiles, split_tiles);
+      });
+    }
   }
 };
 
