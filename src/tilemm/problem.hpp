@@ -45,6 +45,10 @@ struct Problem {
   std::vector<KernelRun> runs;
   int repeats = 10;
   int warmup = 2;
+  /// Untimed runs go on until `warmup` have run and `warmup_s` seconds have passed: a GPU held at
+  /// its power cap settles its clock over time, and after a fixed count of short runs a result
+  /// depends on what ran before it (perf/LOG.md, 2026-11-25).
+  double warmup_s = 0;
   std::uint64_t seed = 42;
   std::optional<NpySource> a, b, c;  // data from files; random data (from `seed`) otherwise
   std::string c_out;                 // path template for the result C of each kernel ("" = none)

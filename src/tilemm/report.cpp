@@ -39,10 +39,10 @@ const std::vector<std::string>& result_columns() {
       "k",            "precision",    "layout",       "trans_a",      "trans_b",
       "alpha",        "beta",         "tile",         "team_size",    "split_k",
       "split_tiles",  "vector_length", "scratch_bytes", "repeats",     "warmup",
-      "time_min_s",
-      "time_median_s", "time_max_s",   "time_mean_s",  "gflops",       "gflops_best",
-      "error",        "tolerance",    "verdict",      "seed",         "data",
-      "c_out",        "spec",         "device",       "hostname",     "utc_time"};
+      "warmup_s",     "warmup_runs",  "time_min_s",   "time_median_s", "time_max_s",
+      "time_mean_s",  "gflops",       "gflops_best",  "error",        "tolerance",
+      "verdict",      "seed",         "data",         "c_out",        "spec",
+      "device",       "hostname",     "utc_time"};
   // clang-format on
   return columns;
 }
@@ -75,6 +75,8 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
       launched ? nlohmann::ordered_json(r.launch.scratch_bytes) : nlohmann::ordered_json();
   row["repeats"] = p.repeats;
   row["warmup"] = p.warmup;
+  row["warmup_s"] = p.warmup_s;
+  row["warmup_runs"] = r.warmup_runs;
   row["time_min_s"] = r.time.min;
   row["time_median_s"] = r.time.median;
   row["time_max_s"] = r.time.max;
@@ -171,7 +173,7 @@ void Table::row(const Result& r) {
   char line[512];
   if (!header_printed_) {
     std::snprintf(line, sizeof(line),
-                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-18s %11s %10s %9s %9s %s\n",
+                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-25s %11s %10s %9s %9s %s\n",
                   "name", "kernel", "backend", "m", "n", "k", "prec", "layout", "op", "tile",
                   "median_ms", "GFLOP/s", "error", "tol", "check");
     out_ << line;
@@ -189,7 +191,7 @@ void Table::row(const Result& r) {
   }
   std::snprintf(
       line, sizeof(line),
-      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-18s %11.4f %10.2f %9.2e %9.2e %s\n",
+      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",
       p.origin.name.c_str(), r.kernel.c_str(), r.backend.c_str(), static_cast<long long>(p.m),
       static_cast<long long>(p.n), static_cast<long long>(p.k), to_string(p.precision).c_str(),
       to_string(p.layout).c_str(), op.c_str(), tile.c_str(), r.time.median * 1e3, r.gflops, r.error,

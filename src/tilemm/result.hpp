@@ -21,6 +21,7 @@ struct Result {
   std::string backend;
   LaunchConfig launch;  // zeros for kernels that leave the launch to Kokkos
   TimeStats time;
+  int warmup_runs = 0;     // untimed runs done before the timed ones
   double gflops = 0;       // 2 M N K / median time
   double gflops_best = 0;  // 2 M N K / min time
   double error = 0;        // max scaled error (validate.hpp), worst of the first and last run

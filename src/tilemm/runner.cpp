@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
@@ -181,7 +182,16 @@ bool run(const Plan& plan, const std::string& name,
     try {
       session->run(r);
       const double first_error = session->error();
-      for (int w = 0; w < p.warmup && !stopped(); ++w) session->run(r);
+      const auto warmup_start = std::chrono::steady_clock::now();
+      const auto warming = [&] {
+        return res.warmup_runs < p.warmup ||
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start)
+                       .count() < p.warmup_s;
+      };
+      while (warming() && !stopped()) {
+        session->run(r);
+        ++res.warmup_runs;
+      }
       std::vector<double> samples;
       for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
       // A signal during the last timed run leaves every run done: that result is kept.

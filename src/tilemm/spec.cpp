@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
-      "name",   "m",    "n",       "k",    "precision", "layout",  "trans_a",     "trans_b",
-      "alpha",  "beta", "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats",
-      "warmup", "seed", "a",       "b",    "c",         "c_out"};
+      "name",   "m",        "n",       "k",    "precision", "layout",  "trans_a",     "trans_b",
+      "alpha",  "beta",     "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats",
+      "warmup", "warmup_s", "seed",    "a",    "b",         "c",       "c_out"};
   return keys;
 }
 
@@ -472,6 +472,16 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   base.beta = r.one<double>("beta", real, 0.0);
   base.repeats = static_cast<int>(r.one<std::int64_t>("repeats", integer(1, 1000000), 10));
   base.warmup = static_cast<int>(r.one<std::int64_t>("warmup", integer(0, 1000000), 2));
+  base.warmup_s = r.one<double>(
+      "warmup_s",
+      [&r](const YAML::Node& n, const std::string& key) {
+        const double seconds = r.real(n, key);
+        if (seconds < 0 || seconds > 3600) {
+          r.error(n, key, "must be seconds in [0, 3600], got " + n.Scalar());
+        }
+        return seconds;
+      },
+      0.0);
   base.seed = static_cast<std::uint64_t>(
       r.one<std::int64_t>("seed", integer(0, std::numeric_limits<std::int64_t>::max()), 42));
 

@@ -122,6 +122,8 @@ def main():
                         help="run under this data-segment limit (ulimit -d)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set this variable in the command's environment")
+    parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
+                        help="every result row's COLUMN is at least VALUE (with --results)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -163,8 +165,13 @@ def main():
         if os.path.exists(path):
             fail("%s exists" % path)
     if args.results:
-        check_results(args.results[0], args.results[1], args.rows, args.verdict, args.backend,
-                      args.concurrency, args.status)
+        doc = check_results(args.results[0], args.results[1], args.rows, args.verdict,
+                            args.backend, args.concurrency, args.status)
+        for bound in args.at_least:
+            column, value = bound.split("=", 1)
+            for row in doc["results"]:
+                if not row[column] >= float(value):
+                    fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
     print("ok")
 
 
