@@ -207,7 +207,7 @@ int run_benchmarks(int argc, char** argv) {
     const double tolerance = tilemm::tolerance(p.precision, p.k);
     for (std::size_t r = 0; r < p.runs.size(); ++r) {
       const tilemm::LaunchConfig& launch = plan.launches[r];
-      const std::string tile = launch.tile.bm ? launch.tile.to_string() : "";
+      const std::string tile = tilemm::launch_text(launch, p);
       const auto body = [&, r, flops, bytes, tolerance, tile](benchmark::State& state) {
         tilemm::Session& session = sessions.of(plan);
         for (auto _ : state) state.SetIterationTime(session.run(r));

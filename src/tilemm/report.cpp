@@ -32,6 +32,18 @@ std::string data_source(const Problem& p) {
 
 }  // namespace
 
+std::string launch_text(const LaunchConfig& launch, const Problem& p) {
+  const Tiling& t = launch.tile;
+  if (t.bm == 0) return "";
+  std::string text = t.to_string();
+  if (launch.split_k > 1) {
+    text += " k/" + std::to_string(launch.split_k);
+    const std::int64_t tiles = (p.m + t.bm - 1) / t.bm * ((p.n + t.bn - 1) / t.bn);
+    if (launch.split_tiles < tiles) text += " on " + std::to_string(launch.split_tiles);
+  }
+  return text;
+}
+
 const std::vector<std::string>& result_columns() {
   // clang-format off
   static const std::vector<std::string> columns = {
@@ -180,15 +192,8 @@ void Table::row(const Result& r) {
     header_printed_ = true;
   }
   const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
-  // A split K shows after the tile: "64x128x8/8x8 k/16", and "k/16 on 4" when only the last 4
-  // tiles are split.
-  std::string tile = r.tile_text().empty() ? "-" : r.tile_text();
-  if (r.launch.split_k > 1) {
-    tile += " k/" + std::to_string(r.launch.split_k);
-    const Tiling& t = r.launch.tile;
-    const std::int64_t tiles = (p.m + t.bm - 1) / t.bm * ((p.n + t.bn - 1) / t.bn);
-    if (r.launch.split_tiles < tiles) tile += " on " + std::to_string(r.launch.split_tiles);
-  }
+  const std::string launched = launch_text(r.launch, p);
+  const std::string tile = launched.empty() ? "-" : launched;
   std::snprintf(
       line, sizeof(line),
       "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",

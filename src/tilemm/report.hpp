@@ -17,6 +17,10 @@ namespace tilemm {
 /// The columns of a result row, in order: the contract that users' scripts read.
 const std::vector<std::string>& result_columns();
 
+/// A launch as the table and tilemm-bench's labels show it: the tile, then a split K after it
+/// ("64x128x8/8x8 k/16", and "k/16 on 4" when only the last 4 tiles are split); "" without a tile.
+std::string launch_text(const LaunchConfig& launch, const Problem& p);
+
 nlohmann::ordered_json result_row(const Result& r, const RunContext& context);
 nlohmann::ordered_json context_json(const RunContext& context);
 

@@ -213,11 +213,40 @@ TEST(Spec, RefusesBadValues) {
   expect_error(kHead + mnk + "    team_size: 0\n", {"key 'team_size'"});
   expect_error(kHead + mnk + "    kernels: [naive]\n    team_size: 64\n",
                {"key 'team_size'", "none of the kernels [naive]"});
+  expect_error(kHead + mnk + "    warmup_s: -0.5\n", {"key 'warmup_s'", "[0, 3600]"});
+  expect_error(kHead + mnk + "    warmup_s: soon\n", {"key 'warmup_s'", "finite number"});
+  expect_error(kHead + mnk + "    split_k: 0\n", {"key 'split_k'", "[1, 4096]"});
+  expect_error(kHead + mnk + "    kernels: [naive]\n    split_k: 2\n",
+               {"key 'split_k'", "only 'register-tiled' splits K"});
+  expect_error(kHead + mnk + "    split_k: 2\n    split_tiles: 0\n", {"key 'split_tiles'"});
+  expect_error(kHead + mnk + "    kernels: [naive]\n    split_tiles: 2\n",
+               {"key 'split_tiles'", "only 'register-tiled' splits K"});
+  expect_error(kHead + mnk + "    kernels: [register-tiled]\n    split_tiles: 2\n",
+               {"key 'split_tiles'", "no split_k"});
   // alpha and beta are applied in the problem's precision.
   expect_error(kHead + mnk + "    precision: [double, float]\n    alpha: 1e39\n",
                {"key 'alpha'", "range of float"});
   expect_error(kHead + mnk + "    alpha: 1e309\n", {"key 'alpha'", "finite number"});
   expect_error(kHead + mnk + "    alpha: 1e-400\n", {"key 'alpha'", "finite number"});  // to zero
+}
+
+// split_tiles sweeps with each split_k above 1; with split_k 1 nothing is split, once. warmup_s is
+// read as seconds.
+TEST(Spec, SplitTilesAndWarmupTime) {
+  TempDir dir;
+  const auto problems =
+      load(dir, kHead +
+                    "    m: 4\n    n: 4\n    k: 4\n    kernels: register-tiled\n"
+                    "    split_k: [1, 3]\n    split_tiles: [2, 5]\n    warmup_s: 1.5\n");
+  ASSERT_EQ(problems.size(), 1u);
+  const auto& runs = problems[0].runs;
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].launch.split_k, 1);
+  EXPECT_EQ(runs[0].launch.split_tiles, 0);
+  EXPECT_EQ(runs[1].launch.split_k, 3);
+  EXPECT_EQ(runs[1].launch.split_tiles, 2);
+  EXPECT_EQ(runs[2].launch.split_tiles, 5);
+  EXPECT_EQ(problems[0].warmup_s, 1.5);
 }
 
 TEST(Spec, TakesSubnormalScalars) {  // strtod reports these as a range error too

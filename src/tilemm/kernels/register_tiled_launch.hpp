@@ -241,10 +241,11 @@ struct RegisterTiled {
     // A split must promise a twentieth less time than none: the count leaves out the second pass's
     // launch and what the split kernels lose. (6144^3 in double, predicted 0.3% faster in two
     // ranges, ran 0.2-2% slower; perf/LOG.md.) Split only in its last wave, most of the work runs
-    // in the whole kernels, and a fiftieth will do.
+    // in the whole kernels, and 1.5% will do: 4096^3 in double, predicted 1.6% faster with its
+    // last 100 tiles in 5 ranges, ran 0.8-1.3% faster in three runs of pairs (perf/LOG.md).
     const double none = split_time(t, e, {});
     const bool all_pays = all.ranges > 1 && 20 * split_time(t, e, all) <= 19 * none;
-    const bool tail_pays = tail.ranges > 1 && 50 * split_time(t, e, tail) <= 49 * none;
+    const bool tail_pays = tail.ranges > 1 && 200 * split_time(t, e, tail) <= 197 * none;
     if (tail_pays && (!all_pays || split_time(t, e, tail) <= split_time(t, e, all))) return tail;
     return all_pays ? all : Split{};
   }
