@@ -117,7 +117,7 @@ class Workspace final : public Session {
   const Plan& plan_;
   const Problem& p_;
   Matrix a_, b_, c0_, c_;
-  Partials partials_;  // a split K's partial C's
+  Partials partials_;  // a split K's partial tiles
   Operands g_;
   Reference<ExecSpace, Layout> reference_;
 };

@@ -112,7 +112,7 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
                          "' on " + name + ": " + e.what());
       }
     }
-    // The operands, and the partial C's of the launch that needs the most (a split K).
+    // The operands, and the partial tiles of the launch that needs the most (a split K).
     plan.bytes_needed = saturating_add(b.bytes_needed(p),
                                        saturating_mul(plan.partial_elements(), p.scalar_bytes()));
     const std::size_t available = memory_available(name);

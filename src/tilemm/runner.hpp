@@ -27,7 +27,7 @@ struct Plan {
   const Problem* problem = nullptr;
   std::vector<LaunchConfig> launches;  // one per problem->runs
   std::size_t bytes_needed = 0;        // on the backend's memory space
-  /// Scalars of a split K's partial C's: the most that one of the launches needs.
+  /// Scalars of a split K's partial tiles: the most that one of the launches needs.
   std::size_t partial_elements() const {
     std::size_t most = 0;
     for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);

@@ -58,8 +58,8 @@ struct LaunchConfig {
   std::size_t scratch_bytes = 0;  // team scratch per team
   int scratch_level = 0;          // 0: the fast, small level (GPU shared memory); 1: the large one
   /// K cut into split_k ranges of whole K blocks, each range's products summed by teams of its
-  /// own into a partial C, then the partials added in order: teams for the GPU when C has too few
-  /// tiles to fill it and K is long.
+  /// own into partial tiles, then the partials added in order: teams for the GPU when C has too
+  /// few tiles to fill it, or its last wave of teams too few, and K is long.
   int split_k = 1;
   /// The tiles of C, the last in the kernel's tile order, whose K is split (all of them, or those
   /// of a last wave of teams that would leave processors idle); the others run whole K in a launch

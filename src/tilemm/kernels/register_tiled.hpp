@@ -762,7 +762,7 @@ struct RegisterTiledGemm {
   }
 
   /// C[thread tile at p] = alpha * acc + beta * C[...], inside the matrix only; with K split,
-  /// acc as it is into the partial C of this team's range of K.
+  /// acc as it is into the partial tile of this team's range of K.
   KOKKOS_INLINE_FUNCTION void store(const Scalar (&acc)[TM][TN], const Member& team, int row0,
                                     int col0, const Place& p) const {
     const int M = g.m(), N = g.n();

@@ -200,7 +200,7 @@ struct RegisterTiled {
     return chosen;
   }
 
-  /// Multiply-adds a processor could do in the time the machine moves one scalar of a partial C
+  /// Multiply-adds a processor could do in the time the machine moves one scalar of a partial tile
   /// to or from memory, summed over processors: on the H200 in double, 12e12 multiply-adds a second
   /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23; with 32 and default_split's margin the
   /// default came within 4% of the fastest split measured in each of 22 shapes (perf/LOG.md).

@@ -63,7 +63,7 @@ struct Registry {
   }
 
   /// Backend memory a launch needs besides the operands: LaunchConfig::partial_elements scalars
-  /// (a split K's partial C's), made once and reused run after run.
+  /// (a split K's partial tiles), made once and reused run after run.
   using Partials = Kokkos::View<Scalar*, typename Operands::device_type>;
 
   static void run(const std::string& kernel, const LaunchConfig& cfg, const Operands& g,
