@@ -38,8 +38,9 @@ std::string launch_text(const LaunchConfig& launch, const Problem& p) {
   std::string text = t.to_string();
   if (launch.split_k > 1) {
     text += " k/" + std::to_string(launch.split_k);
-    const std::int64_t tiles = (p.m + t.bm - 1) / t.bm * ((p.n + t.bn - 1) / t.bn);
-    if (launch.split_tiles < tiles) text += " on " + std::to_string(launch.split_tiles);
+    if (launch.split_tiles < tiles_of(t, p.m, p.n)) {
+      text += " on " + std::to_string(launch.split_tiles);
+    }
   }
   return text;
 }

@@ -558,18 +558,15 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
                 "] has one");
   }
   const auto split_ks = r.list<std::int64_t>("split_k", integer(1, 4096), {0});
+  const auto split_tiles = r.list<std::int64_t>("split_tiles", integer(1, kMaxExtent), {0});
   const bool any_split =
       std::find(kernels.begin(), kernels.end(), "register-tiled") != kernels.end();
-  if (!any_split && r.in_problem("split_k")) {
-    r.error(
-        r.find("split_k"), "split_k",
-        "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) + "]");
-  }
-  const auto split_tiles = r.list<std::int64_t>("split_tiles", integer(1, kMaxExtent), {0});
-  if (!any_split && r.in_problem("split_tiles")) {
-    r.error(
-        r.find("split_tiles"), "split_tiles",
-        "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) + "]");
+  for (const std::string key : {"split_k", "split_tiles"}) {
+    if (!any_split && r.in_problem(key)) {
+      r.error(r.find(key), key,
+              "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) +
+                  "]");
+    }
   }
   if (any_split && r.find("split_tiles") && !r.find("split_k")) {
     r.error(r.find("split_tiles"), "split_tiles",

@@ -81,4 +81,9 @@ inline int ceil_div(std::int64_t a, std::int64_t b) {
   return static_cast<int>((a + b - 1) / b);
 }
 
+/// The tiles of t that cover an m x n C (whole tiles, the last ones over its edges).
+inline std::int64_t tiles_of(const Tiling& t, std::int64_t m, std::int64_t n) {
+  return std::int64_t(ceil_div(m, t.bm)) * ceil_div(n, t.bn);
+}
+
 }  // namespace tilemm

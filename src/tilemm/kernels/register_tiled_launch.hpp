@@ -116,7 +116,7 @@ struct RegisterTiled {
     return kCpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
   }
   static std::int64_t tiles_of(const Tiling& t, const Extents& e) {
-    return std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn);
+    return tilemm::tiles_of(t, e.m, e.n);
   }
   /// Teams of tile t that run at once: a team a CPU thread; on a GPU, as many as the compiler is
   /// asked to fit on a multiprocessor (RegisterTiledGemm::kMinTeams).
@@ -331,10 +331,14 @@ struct RegisterTiled {
       check_team_launch(kernel, cfg);
     });
     if (cfg.split_k > 1 && cfg.split_tiles < tiles) {  // the whole tiles' kernel too
-      LaunchConfig whole = cfg;
-      whole.split_k = 1;
+      const LaunchConfig whole = whole_k(cfg);
       with_kernel(whole, false, 0, [&](auto kernel) { check_team_launch(kernel, whole); });
     }
+    return cfg;
+  }
+  /// The launch of the tiles before the split ones: cfg's, with K whole.
+  static LaunchConfig whole_k(LaunchConfig cfg) {
+    cfg.split_k = 1;
     return cfg;
   }
 
@@ -343,11 +347,10 @@ struct RegisterTiled {
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
     const bool ops_nn = !g.a.transposed && !g.b.transposed;
     const int leading = std::max(g.a.leading(), g.b.leading());
-    const int tiles = int(tiles_of(cfg.tile, {g.m(), g.n(), g.k()}));
+    const int tiles = int(tilemm::tiles_of(cfg.tile, g.m(), g.n()));
     const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
     if (split_tiles < tiles) {
-      LaunchConfig whole = cfg;
-      whole.split_k = 1;
+      const LaunchConfig whole = whole_k(cfg);
       with_kernel(whole, ops_nn, leading, [&](auto kernel) {
         decltype(kernel)::run(g, whole, nullptr, 0, tiles - split_tiles);
       });

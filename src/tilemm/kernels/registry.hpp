@@ -52,7 +52,7 @@ struct Registry {
       }
     }
     // (A split K multiplies them: register-tiled's plan refuses that by its key, split_k.)
-    const std::int64_t teams = std::int64_t(ceil_div(e.m, t.bm)) * ceil_div(e.n, t.bn);
+    const std::int64_t teams = tiles_of(t, e.m, e.n);
     if (teams > kMost) {
       throw LaunchError("tile", "tile " + t.to_string() + " on a " + std::to_string(e.m) + " x " +
                                     std::to_string(e.n) + " C makes " + std::to_string(teams) +
