@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
@@ -93,8 +94,11 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   try {
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (!options.quiet) {
-        std::cerr << "[" << i + 1 << "/" << plans.size() << "] "
-                  << describe_problem(*plans[i].problem) << std::endl;
+        // One write for the whole line (std::cerr writes each << at once), so that a log that
+        // other processes write to too never holds it in pieces.
+        std::cerr << ("[" + std::to_string(i + 1) + "/" + std::to_string(plans.size()) + "] " +
+                      describe_problem(*plans[i].problem) + "\n")
+                  << std::flush;
       }
       if (!tilemm::run(plans[i], backend, on_result, &g_stop)) break;
     }

@@ -73,8 +73,11 @@ def main():
     start = time.monotonic()
 
     def stderr_text():
-        err.seek(0)
-        return err.read()
+        # pread, not seek and read: tilemm writes through the same open file, whose offset the two
+        # processes share. A seek back to 0 while it writes a line in pieces made its next piece
+        # overwrite the line's start ("[1/" lost: a test waited 300 s for it, once in many runs).
+        fd = err.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
 
     def wait_for(condition, what):
         while not condition():
@@ -83,7 +86,7 @@ def main():
                      % (proc.returncode, what, stderr_text()))
             if time.monotonic() - start > 300:
                 proc.kill()
-                fail("no %s within 300 s" % what)
+                fail("no %s within 300 s; stderr so far:\n%s" % (what, stderr_text()))
             time.sleep(0.01)
 
     if args.after_results is not None:
