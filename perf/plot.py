@@ -84,7 +84,7 @@ OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "roofline
 COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision", "layout", "trans",
            "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "time_s", "error", "tolerance", "verdict",
            "vendor_gflops", "vendor_fraction", "bytes", "intensity", "problem", "note", "format",
-           "source", "hostname", "git_hash", "build", "date"]
+           "source", "hostname", "git_hash", "build", "vendor_library", "date"]
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -109,6 +109,14 @@ def build_of(context):
         return "+".join(map(str, value)) if isinstance(value, list) else str(value or "?")
     return ", ".join(text(context.get(key)) for key in
                      ("git_hash", "compiler", "kokkos_version", "kokkos_arch", "kokkos_backends"))
+
+
+def vendor_library_of(context):
+    """The library kokkos-kernels called, as the run recorded it (runs before 2026-11-25 did not):
+    cuBLAS's version on CUDA, OpenBLAS's description of itself, with the kernel set it chose."""
+    if context.get("cublas_version"):
+        return "cuBLAS " + context["cublas_version"]
+    return context.get("blas") or ""
 
 
 def minimal_bytes(precision, m, n, k, beta_nonzero):
@@ -143,6 +151,7 @@ def read_cli(doc, source):
             "note": "", "format": "tilemm-cli", "source": source,
             "hostname": r.get("hostname") or context.get("hostname"),
             "git_hash": context.get("git_hash"), "build": build_of(context),
+            "vendor_library": vendor_library_of(context),
             "date": context.get("utc_time") or r.get("utc_time"),
         })
     return rows
@@ -249,6 +258,7 @@ def read_gbench(doc, source):
                    backend=fields["backend"] or context.get("backend"),
                    hostname=context.get("hostname") or context.get("host_name"),
                    git_hash=context.get("git_hash"), build=build_of(context),
+                   vendor_library=vendor_library_of(context),
                    date=context.get("utc_time") or context.get("date"),
                    problem=run_name, bytes=traffic, note=note)
         if bench.get("error_occurred"):

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 
 #include "tilemm/backend_runner.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/system_info.hpp"
+#include "tilemm/vendor_library.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -222,6 +224,7 @@ BackendInfo describe_backend(const std::string& name) {
   info.device = system_info::cpu_model();
   info.memory_kind = "host memory";
   info.memory_total = system_info::host_memory_total();
+  info.details = vendor_library::host_blas();
 #ifdef KOKKOS_ENABLE_CUDA
   if (name == "cuda") {
     const int device = Kokkos::Cuda().cuda_device();
@@ -243,6 +246,7 @@ BackendInfo describe_backend(const std::string& name) {
         {"cuda_runtime_version", version(runtime)},
         {"cuda_driver_version", version(driver)},
         {"host_cpu", system_info::cpu_model()}};
+    for (auto& fact : vendor_library::cublas()) info.details.push_back(std::move(fact));
   }
 #endif
   return info;

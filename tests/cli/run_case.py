@@ -6,9 +6,11 @@ and the JSON and CSV result files (schema, rows, context).
   run_case.py --exit 0 --results out.json out.csv --rows 6 -- tilemm spec.yaml --json out.json ...
   run_case.py --exit 3 --limit-as 1073741824 --stderr-regex "; \d{1,9} bytes" -- tilemm big.yaml
   run_case.py --exit 2 --env OMP_NUM_THREADS=600 --stderr-has 512 -- tilemm spec.yaml
+  run_case.py --exit 0 --results out.json out.csv --context "blas_core=Zen" -- tilemm ...
 """
 import argparse
 import csv
+import fnmatch
 import json
 import os
 import re
@@ -22,6 +24,7 @@ CONTRACT = ["name", "kernel", "backend", "m", "n", "k", "precision", "layout", "
 # Exit statuses that only a crash gives: abort, segmentation fault, and the status the sanitizer
 # test preset (CMakePresets.json, "asan") gives a sanitizer report.
 CRASHES = {134: "abort", 139: "segmentation fault", 86: "a sanitizer report"}
+SKIPPED = 77  # the tests' SKIP_RETURN_CODE
 CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version",
            "kokkos_backends", "backend", "concurrency", "device", "compiler", "environment",
            "utc_time", "hostname", "inputs"]
@@ -124,6 +127,10 @@ def main():
                         help="set this variable in the command's environment")
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
                         help="every result row's COLUMN is at least VALUE (with --results)")
+    parser.add_argument("--context", action="append", default=[], metavar="KEY=PATTERN",
+                        help="the JSON context's KEY matches PATTERN (shell-style: * and ?)")
+    parser.add_argument("--skip-unless-context", action="append", default=[],
+                        metavar="KEY=PATTERN", help="exit with SKIPPED (77) unless it matches")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -172,6 +179,16 @@ def main():
             for row in doc["results"]:
                 if not row[column] >= float(value):
                     fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
+        context = doc["context"]
+        for condition in args.skip_unless_context:
+            key, pattern = condition.split("=", 1)
+            if not fnmatch.fnmatchcase(str(context.get(key, "")), pattern):
+                print("skipped: context %s is %r, not %r" % (key, context.get(key), pattern))
+                sys.exit(SKIPPED)
+        for condition in args.context:
+            key, pattern = condition.split("=", 1)
+            if key not in context or not fnmatch.fnmatchcase(str(context[key]), pattern):
+                fail("context %s is %r, expected %r" % (key, context.get(key), pattern))
     print("ok")
 
 

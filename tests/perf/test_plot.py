@@ -113,8 +113,12 @@ def check_summary(out, results, stdout):
           "H200 register-tiled float n=4096: vendor fraction = its GFLOP/s / kokkos-kernels' from the JSON")
     check(row is not None and row["git_hash"] and row["source"].endswith(".json"),
           "summary rows carry the git hash and the source file")
+    check(row is not None and row["vendor_library"] == "",
+          "a result file from before the vendor library was recorded leaves it empty")
 
     rt = one(platform=SYNTHETIC, kernel="register-tiled", precision="float", m=1024, n=1024, k=1024)
+    check(rt is not None and rt["vendor_library"] == "OpenBLAS 0.3.21 fixture Prescott MAX_THREADS=4",
+          "summary rows name the BLAS the benchmark context recorded")
     check(rt is not None and close(number(rt["gflops"]), 48.0),
           "Google Benchmark repetitions: the median aggregate (48 GFLOP/s) is used, not the mean or a run")
     check(rt is not None and close(number(rt["time_s"]), 2.0 * 1024 ** 3 / 48e9),

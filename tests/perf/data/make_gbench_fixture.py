@@ -104,6 +104,7 @@ def main():
         "tilemm_version": "0.1.0", "git_hash": "fixture0000", "kokkos_version": "4.6.1",
         "kokkos_kernels_version": "4.6.2", "backend": "openmp", "device": "Synthetic Test CPU",
         "concurrency": "4", "hostname": "fixture", "utc_time": "2026-11-22T03:00:00Z",
+        "blas": "OpenBLAS 0.3.21 fixture Prescott MAX_THREADS=4", "blas_core": "Prescott",
     }
     json.dump({"context": context, "benchmarks": benchmarks}, sys.stdout, indent=2)
     sys.stdout.write("\n")
