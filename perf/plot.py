@@ -113,9 +113,7 @@ def build_of(context):
 
 def vendor_library_of(context):
     """The library kokkos-kernels called, as the run recorded it (runs before 2026-11-25 did not):
-    cuBLAS's version on CUDA, OpenBLAS's description of itself, with the kernel set it chose."""
-    if context.get("cublas_version"):
-        return "cuBLAS " + context["cublas_version"]
+    cuBLAS and its version, or OpenBLAS's description of itself, with the kernel set it chose."""
     return context.get("blas") or ""
 
 

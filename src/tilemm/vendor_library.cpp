@@ -2,8 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <KokkosKernels_config.h>
+
 namespace tilemm::vendor_library {
 namespace {
+
+const char* const kOwnGemm = "none: Kokkos Kernels' own gemm";
 
 /// A function of a library the process has loaded, found by name (nullptr if none has it): tilemm
 /// includes no BLAS or cuBLAS header and works with whichever the Kokkos Kernels build linked.
@@ -12,25 +16,36 @@ Function* find(const char* name) {
   return reinterpret_cast<Function*>(dlsym(RTLD_DEFAULT, name));
 }
 
-}  // namespace
-
 Facts host_blas() {
+#ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
   const auto config = find<char*()>("openblas_get_config");
   const auto corename = find<char*()>("openblas_get_corename");
-  if (config == nullptr || corename == nullptr) return {{"blas", "unidentified"}};
+  if (config == nullptr || corename == nullptr) return {{"blas", "unidentified BLAS"}};
   return {{"blas", config()}, {"blas_core", corename()}};
+#else
+  return {{"blas", kOwnGemm}};
+#endif
 }
 
 Facts cublas() {
+#ifdef KOKKOSKERNELS_ENABLE_TPL_CUBLAS
   // cublasStatus_t cublasGetProperty(libraryPropertyType, int*); the types are C enums.
   const auto property = find<int(int, int*)>("cublasGetProperty");
-  if (property == nullptr) return {};
   int part[3] = {};  // MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
   for (int i = 0; i < 3; ++i) {
-    if (property(i, &part[i]) != 0) return {};
+    if (property == nullptr || property(i, &part[i]) != 0) return {{"blas", "cuBLAS"}};
   }
-  return {{"cublas_version", std::to_string(part[0]) + "." + std::to_string(part[1]) + "." +
-                                 std::to_string(part[2])}};
+  return {{"blas", "cuBLAS " + std::to_string(part[0]) + "." + std::to_string(part[1]) + "." +
+                       std::to_string(part[2])}};
+#else
+  return {{"blas", kOwnGemm}};
+#endif
+}
+
+}  // namespace
+
+Facts describe(bool cuda) {
+  return cuda ? cublas() : host_blas();
 }
 
 }  // namespace tilemm::vendor_library

@@ -12,12 +12,10 @@ namespace tilemm::vendor_library {
 
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
-/// The host BLAS: {"blas", openblas_get_config()} and {"blas_core", openblas_get_corename()} for
-/// OpenBLAS, the kernel set it chose ("Zen", "SkylakeX", "Prescott"); {"blas", "unidentified"}
-/// for any other BLAS.
-Facts host_blas();
-
-/// {"cublas_version", "MAJOR.MINOR.PATCH"} when cuBLAS is in the process; nothing otherwise.
-Facts cublas();
+/// On a CPU backend: {"blas", openblas_get_config()} and {"blas_core", openblas_get_corename()},
+/// the kernel set OpenBLAS chose ("Zen", "SkylakeX", "Prescott"); {"blas", "unidentified BLAS"}
+/// for another BLAS. On CUDA: {"blas", "cuBLAS MAJOR.MINOR.PATCH"}. Without the TPL, {"blas",
+/// "none: Kokkos Kernels' own gemm"}.
+Facts describe(bool cuda);
 
 }  // namespace tilemm::vendor_library

@@ -128,7 +128,8 @@ def main():
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
                         help="every result row's COLUMN is at least VALUE (with --results)")
     parser.add_argument("--context", action="append", default=[], metavar="KEY=PATTERN",
-                        help="the JSON context's KEY matches PATTERN (shell-style: * and ?)")
+                        help="the JSON context's KEY matches PATTERN (shell-style: * and ?; "
+                             "alternatives split by |)")
     parser.add_argument("--skip-unless-context", action="append", default=[],
                         metavar="KEY=PATTERN", help="exit with SKIPPED (77) unless it matches")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -186,9 +187,10 @@ def main():
                 print("skipped: context %s is %r, not %r" % (key, context.get(key), pattern))
                 sys.exit(SKIPPED)
         for condition in args.context:
-            key, pattern = condition.split("=", 1)
-            if key not in context or not fnmatch.fnmatchcase(str(context[key]), pattern):
-                fail("context %s is %r, expected %r" % (key, context.get(key), pattern))
+            key, patterns = condition.split("=", 1)
+            if key not in context or not any(fnmatch.fnmatchcase(str(context[key]), pattern)
+                                             for pattern in patterns.split("|")):
+                fail("context %s is %r, expected %r" % (key, context.get(key), patterns))
     print("ok")
 
 
