@@ -27,6 +27,7 @@
 #include "tilemm/runner.hpp"
 #include "tilemm/spec.hpp"
 #include "tilemm/utf8.hpp"
+#include "tilemm/vendor_library.hpp"
 
 namespace {
 
@@ -256,6 +257,8 @@ int run_cli(int argc, char** argv) {
   const auto plans = tilemm::plan(problems, backend);
   const auto context =
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
+  std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
+                                                   context.backend.concurrency);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, on_signal);

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+
 #include <KokkosKernels_config.h>
 
 namespace tilemm::vendor_library {
@@ -46,6 +48,20 @@ Facts cublas() {
 
 Facts describe(bool cuda) {
   return cuda ? cublas() : host_blas();
+}
+
+std::string thread_note(const Facts& facts, const std::string& backend, int threads) {
+  for (const auto& [key, value] : facts) {
+    const auto at = value.find(" MAX_THREADS=");
+    if (key != "blas" || value.rfind("OpenBLAS", 0) != 0 || at == std::string::npos) continue;
+    const int most = std::atoi(value.c_str() + at + 13);
+    if (most <= 0 || threads <= most) return "";
+    return "tilemm: note: OpenBLAS, which kokkos-kernels calls, was built for at most " +
+           std::to_string(most) + " threads, and this " + backend + " run has " +
+           std::to_string(threads) + ": kokkos-kernels and every fraction of it compare with " +
+           "OpenBLAS on " + std::to_string(most) + " threads\n";
+  }
+  return "";
 }
 
 }  // namespace tilemm::vendor_library

@@ -18,4 +18,9 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 /// "none: Kokkos Kernels' own gemm"}.
 Facts describe(bool cuda);
 
+/// A note for a run on more threads than the BLAS in `facts` was built for (OpenBLAS's
+/// MAX_THREADS): `kokkos-kernels`, the baseline, then runs on fewer threads than tilemm's
+/// kernels. Empty when there is nothing to say.
+std::string thread_note(const Facts& facts, const std::string& backend, int threads);
+
 }  // namespace tilemm::vendor_library

@@ -134,6 +134,8 @@ def main():
                         metavar="KEY=PATTERN", help="exit with SKIPPED (77) unless it matches")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
+    if args.skip_unless_context and not args.results:
+        parser.error("--skip-unless-context reads the context of --results")
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
 
     for path in args.absent + (list(args.results) if args.results else []):
@@ -155,6 +157,14 @@ def main():
              % (run.returncode, CRASHES.get(run.returncode, "killed by a signal"), args.exit))
     if run.returncode != args.exit:
         fail("exit status %d, expected %d" % (run.returncode, args.exit))
+    if args.skip_unless_context:  # before any other check: they assume the condition
+        with open(args.results[0]) as f:
+            context = json.load(f).get("context", {})
+        for condition in args.skip_unless_context:
+            key, pattern = condition.split("=", 1)
+            if not fnmatch.fnmatchcase(str(context.get(key, "")), pattern):
+                print("skipped: context %s is %r, not %r" % (key, context.get(key), pattern))
+                sys.exit(SKIPPED)
     for text in args.stderr_has:
         if text not in run.stderr:
             fail("stderr lacks %r" % text)
@@ -181,11 +191,6 @@ def main():
                 if not row[column] >= float(value):
                     fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
         context = doc["context"]
-        for condition in args.skip_unless_context:
-            key, pattern = condition.split("=", 1)
-            if not fnmatch.fnmatchcase(str(context.get(key, "")), pattern):
-                print("skipped: context %s is %r, not %r" % (key, context.get(key), pattern))
-                sys.exit(SKIPPED)
         for condition in args.context:
             key, patterns = condition.split("=", 1)
             if key not in context or not any(fnmatch.fnmatchcase(str(context[key]), pattern)
