@@ -224,7 +224,6 @@ BackendInfo describe_backend(const std::string& name) {
   info.device = system_info::cpu_model();
   info.memory_kind = "host memory";
   info.memory_total = system_info::host_memory_total();
-  info.details = vendor_library::describe(false);
 #ifdef KOKKOS_ENABLE_CUDA
   if (name == "cuda") {
     const int device = Kokkos::Cuda().cuda_device();
@@ -246,9 +245,10 @@ BackendInfo describe_backend(const std::string& name) {
         {"cuda_runtime_version", version(runtime)},
         {"cuda_driver_version", version(driver)},
         {"host_cpu", system_info::cpu_model()}};
-    for (auto& fact : vendor_library::describe(true)) info.details.push_back(std::move(fact));
   }
 #endif
+  for (auto& fact : vendor_library::describe(name == "cuda"))
+    info.details.push_back(std::move(fact));
   return info;
 }
 

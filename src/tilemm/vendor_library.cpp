@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <KokkosKernels_config.h>
@@ -51,17 +52,18 @@ Facts describe(bool cuda) {
 }
 
 std::string thread_note(const Facts& facts, const std::string& backend, int threads) {
-  for (const auto& [key, value] : facts) {
-    const auto at = value.find(" MAX_THREADS=");
-    if (key != "blas" || value.rfind("OpenBLAS", 0) != 0 || at == std::string::npos) continue;
-    const int most = std::atoi(value.c_str() + at + 13);
-    if (most <= 0 || threads <= most) return "";
-    return "tilemm: note: OpenBLAS, which kokkos-kernels calls, was built for at most " +
-           std::to_string(most) + " threads, and this " + backend + " run has " +
-           std::to_string(threads) + ": kokkos-kernels and every fraction of it compare with " +
-           "OpenBLAS on " + std::to_string(most) + " threads\n";
-  }
-  return "";
+  static const std::string kLimit = " MAX_THREADS=";  // in openblas_get_config()'s text
+  const auto blas = std::find_if(facts.begin(), facts.end(),
+                                 [](const auto& fact) { return fact.first == "blas"; });
+  if (blas == facts.end() || blas->second.rfind("OpenBLAS", 0) != 0) return "";
+  const auto at = blas->second.find(kLimit);
+  const int most =
+      at == std::string::npos ? 0 : std::atoi(blas->second.c_str() + at + kLimit.size());
+  if (most <= 0 || threads <= most) return "";
+  return "tilemm: note: OpenBLAS, which kokkos-kernels calls, was built for at most " +
+         std::to_string(most) + " threads, and this " + backend + " run has " +
+         std::to_string(threads) + ": kokkos-kernels and every fraction of it compare with " +
+         "OpenBLAS on " + std::to_string(most) + " threads\n";
 }
 
 }  // namespace tilemm::vendor_library

@@ -30,6 +30,13 @@ CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_versi
            "utc_time", "hostname", "inputs"]
 
 
+def context_matches(context, condition):
+    """KEY=PATTERN: the context's KEY matches PATTERN (shell-style; alternatives split by |)."""
+    key, patterns = condition.split("=", 1)
+    return key in context and any(fnmatch.fnmatchcase(str(context[key]), pattern)
+                                  for pattern in patterns.split("|"))
+
+
 def fail(message):
     print("FAIL: " + message)
     sys.exit(1)
@@ -131,7 +138,8 @@ def main():
                         help="the JSON context's KEY matches PATTERN (shell-style: * and ?; "
                              "alternatives split by |)")
     parser.add_argument("--skip-unless-context", action="append", default=[],
-                        metavar="KEY=PATTERN", help="exit with SKIPPED (77) unless it matches")
+                        metavar="KEY=PATTERN",
+                        help="exit with SKIPPED (77) unless the context matches, as --context")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.skip_unless_context and not args.results:
@@ -161,9 +169,8 @@ def main():
         with open(args.results[0]) as f:
             context = json.load(f).get("context", {})
         for condition in args.skip_unless_context:
-            key, pattern = condition.split("=", 1)
-            if not fnmatch.fnmatchcase(str(context.get(key, "")), pattern):
-                print("skipped: context %s is %r, not %r" % (key, context.get(key), pattern))
+            if not context_matches(context, condition):
+                print("skipped: the context does not match %r" % condition)
                 sys.exit(SKIPPED)
     for text in args.stderr_has:
         if text not in run.stderr:
@@ -192,10 +199,9 @@ def main():
                     fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
         context = doc["context"]
         for condition in args.context:
-            key, patterns = condition.split("=", 1)
-            if key not in context or not any(fnmatch.fnmatchcase(str(context[key]), pattern)
-                                             for pattern in patterns.split("|")):
-                fail("context %s is %r, expected %r" % (key, context.get(key), patterns))
+            if not context_matches(context, condition):
+                key = condition.split("=", 1)[0]
+                fail("context %s is %r, expected %r" % (key, context.get(key), condition))
     print("ok")
 
 
