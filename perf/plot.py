@@ -113,8 +113,13 @@ def build_of(context):
 
 def vendor_library_of(context):
     """The library kokkos-kernels called, as the run recorded it (runs before 2026-11-25 did not):
-    cuBLAS and its version, or OpenBLAS's description of itself, with the kernel set it chose."""
-    return context.get("blas") or ""
+    cuBLAS and its version, OpenBLAS's description of itself or BLIS and its version; for another
+    BLAS its file, since that is all a run knows of it."""
+    blas = context.get("blas") or ""
+    library = context.get("blas_library")
+    if blas == "unidentified BLAS" and library:
+        return "%s (%s)" % (blas, library.rsplit("/", 1)[-1])
+    return blas
 
 
 def minimal_bytes(precision, m, n, k, beta_nonzero):

@@ -12,10 +12,11 @@ namespace tilemm::vendor_library {
 
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
-/// On a CPU backend: {"blas", openblas_get_config()} and {"blas_core", openblas_get_corename()},
-/// the kernel set OpenBLAS chose ("Zen", "SkylakeX", "Prescott"); {"blas", "unidentified BLAS"}
-/// for another BLAS. On CUDA: {"blas", "cuBLAS MAJOR.MINOR.PATCH"}. Without the TPL, {"blas",
-/// "none: Kokkos Kernels' own gemm"}.
+/// On a CPU backend, for the BLAS whose dgemm_ the process calls: {"blas", openblas_get_config()}
+/// and {"blas_core", openblas_get_corename()}, the kernel set OpenBLAS chose ("Zen", "SkylakeX",
+/// "Prescott"); {"blas", "BLIS <version>"}; or {"blas", "unidentified BLAS"} for another BLAS;
+/// then {"blas_library", its file}. On CUDA: {"blas", "cuBLAS MAJOR.MINOR.PATCH"} and
+/// {"blas_library", cuBLAS's file}. Without the TPL, {"blas", "none: Kokkos Kernels' own gemm"}.
 Facts describe(bool cuda);
 
 /// A note for a run on more threads than the BLAS in `facts` was built for (OpenBLAS's

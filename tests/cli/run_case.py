@@ -7,6 +7,7 @@ and the JSON and CSV result files (schema, rows, context).
   run_case.py --exit 3 --limit-as 1073741824 --stderr-regex "; \d{1,9} bytes" -- tilemm big.yaml
   run_case.py --exit 2 --env OMP_NUM_THREADS=600 --stderr-has 512 -- tilemm spec.yaml
   run_case.py --exit 0 --results out.json out.csv --context "blas_core=Zen" -- tilemm ...
+  run_case.py --exit 0 --results out.json out.csv --preload libblis.so.4 --context "blas=BLIS *" ...
 """
 import argparse
 import csv
@@ -132,6 +133,8 @@ def main():
                         help="run under this data-segment limit (ulimit -d)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set this variable in the command's environment")
+    parser.add_argument("--preload", metavar="LIBRARY",
+                        help="load this shared library before the program's own (LD_PRELOAD)")
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
                         help="every result row's COLUMN is at least VALUE (with --results)")
     parser.add_argument("--context", action="append", default=[], metavar="KEY=PATTERN",
@@ -155,6 +158,12 @@ def main():
             parser.error("--env takes NAME=VALUE, got %r" % setting)
         name, value = setting.split("=", 1)
         env[name] = value
+    if args.preload:
+        env["LD_PRELOAD"] = args.preload
+        # An ASan build (the asan preset) refuses to start when a preloaded library comes before
+        # its runtime; the check only guards ASan's own interceptors, which the library does not use.
+        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"),
+                                                     "verify_asan_link_order=0"]))
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                          preexec_fn=limits(args.limit_as, args.limit_data))
     print("$ " + " ".join(command))

@@ -146,6 +146,18 @@ def check_summary(out, results, stdout):
     check("dropped from the plots: 2 results" in stdout, "the run says that 2 results were dropped")
 
 
+def check_vendor_library_names():
+    """A BLAS known only by its file (MKL, the reference BLAS) is named by that file in the summary."""
+    spec = importlib.util.spec_from_file_location("plot", PLOT)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    unknown = {"blas": "unidentified BLAS", "blas_library": "/opt/intel/lib/libmkl_rt.so.2"}
+    check(plot.vendor_library_of(unknown) == "unidentified BLAS (libmkl_rt.so.2)",
+          "an unidentified BLAS is named by its file")
+    known = {"blas": "BLIS 0.9.0", "blas_library": "/usr/lib/blis-openmp/libblis.so.4"}
+    check(plot.vendor_library_of(known) == "BLIS 0.9.0", "a BLAS that names itself keeps its name")
+
+
 def check_portability(out, results, stdout):
     with open(out / "portability.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -209,6 +221,7 @@ def main():
         check(zero.returncode != 0 and "expected a positive number" in zero.stderr
               and sorted(p.name for p in out.iterdir()) == before,
               "a bandwidth of 0 is refused before the folder is touched")
+        check_vendor_library_names()
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
