@@ -71,9 +71,10 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
   c.backend = describe_backend(backend);
   c.compiler = TILEMM_COMPILER;
   c.build_type = TILEMM_BUILD_TYPE;
-  for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE",
-                           "OMP_DYNAMIC", "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID",
-                           "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE"}) {
+  for (const char* name :
+       {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_DYNAMIC",
+        "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
+        "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS"}) {
     const char* value = std::getenv(name);
     c.environment.emplace_back(name, value ? value : "");
   }

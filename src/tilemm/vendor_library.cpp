@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -35,6 +36,24 @@ std::string file_of(const Dl_info& library) {
   return failed ? library.dli_fname : file.string();
 }
 
+/// The threads BLIS runs a gemm on: BLIS_NUM_THREADS (else OMP_NUM_THREADS) as BLIS read it, or
+/// the product of its loops' ways (BLIS_JC_NT, ...); one when none is set, whatever OpenMP's
+/// count (0 when BLIS does not say). `lookup` finds a function of the BLIS library.
+template <class Lookup>
+int blis_threads(const Lookup& lookup) {
+  using Count = std::int64_t (*)();  // dim_t
+  const auto total = reinterpret_cast<Count>(lookup("bli_thread_get_num_threads"));
+  if (total == nullptr) return 0;
+  if (total() > 0) return int(total());
+  std::int64_t product = 1;
+  for (const char* loop : {"bli_thread_get_jc_nt", "bli_thread_get_pc_nt", "bli_thread_get_ic_nt",
+                           "bli_thread_get_jr_nt", "bli_thread_get_ir_nt"}) {
+    const auto ways = reinterpret_cast<Count>(lookup(loop));
+    if (ways != nullptr && ways() > 1) product *= ways();
+  }
+  return int(product);
+}
+
 Facts host_blas() {
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
   // A process may hold two BLAS (one preloaded, one linked): the first to define dgemm_ is the one
@@ -50,15 +69,24 @@ Facts host_blas() {
   };
   const auto config = reinterpret_cast<char* (*)()>(from_library("openblas_get_config"));
   const auto corename = reinterpret_cast<char* (*)()>(from_library("openblas_get_corename"));
+  const auto openblas_threads =
+      reinterpret_cast<int (*)()>(from_library("openblas_get_num_threads"));
   const auto blis_version =
       reinterpret_cast<const char* (*)()>(from_library("bli_info_get_version_str"));
   Facts facts;
-  if (config != nullptr && corename != nullptr)
+  if (config != nullptr && corename != nullptr) {
     facts = {{"blas", config()}, {"blas_core", corename()}};
-  else if (blis_version != nullptr)
+    // An OpenMP build follows OpenMP's thread count, which the backend sets; any other keeps a
+    // count of its own (OPENBLAS_NUM_THREADS, else every core), the serial backend's too.
+    if (std::string(config()).find("USE_OPENMP") == std::string::npos && openblas_threads)
+      facts.emplace_back("blas_threads", std::to_string(openblas_threads()));
+  } else if (blis_version != nullptr) {
     facts = {{"blas", std::string("BLIS ") + blis_version()}};
-  else
+    if (const int threads = blis_threads(from_library); threads > 0)
+      facts.emplace_back("blas_threads", std::to_string(threads));
+  } else {
     facts = {{"blas", "unidentified BLAS"}};
+  }
   facts.emplace_back("blas_library", file_of(library));
   return facts;
 #else
@@ -92,18 +120,33 @@ Facts describe(bool cuda) {
 }
 
 std::string thread_note(const Facts& facts, const std::string& backend, int threads) {
+  const auto fact = [&facts](const char* key) -> std::string {
+    const auto found = std::find_if(facts.begin(), facts.end(),
+                                    [key](const auto& entry) { return entry.first == key; });
+    return found == facts.end() ? "" : found->second;
+  };
+  const std::string blas = fact("blas"), counted = fact("blas_threads");
+  const bool openblas = blas.rfind("OpenBLAS", 0) == 0, blis = blas.rfind("BLIS", 0) == 0;
+  const std::string name = openblas ? "OpenBLAS" : "BLIS";
+  const auto note = [&](int blas_threads, const std::string& why) {
+    return "tilemm: note: " + name + ", which kokkos-kernels calls, " + why + ", and this " +
+           backend + " run has " + std::to_string(threads) +
+           ": kokkos-kernels and every fraction of it compare with " + name + " on " +
+           std::to_string(blas_threads) + (blas_threads == 1 ? " thread\n" : " threads\n");
+  };
+  if (!counted.empty() && (openblas || blis)) {
+    const int blas_threads = std::atoi(counted.c_str());
+    const std::string variable = openblas ? "OPENBLAS_NUM_THREADS" : "BLIS_NUM_THREADS";
+    if (blas_threads > 0 && blas_threads != threads)
+      return note(blas_threads, "runs on " + counted +
+                                    (blas_threads == 1 ? " thread" : " threads") + " (" + variable +
+                                    " sets it)");
+  }
   static const std::string kLimit = " MAX_THREADS=";  // in openblas_get_config()'s text
-  const auto blas = std::find_if(facts.begin(), facts.end(),
-                                 [](const auto& fact) { return fact.first == "blas"; });
-  if (blas == facts.end() || blas->second.rfind("OpenBLAS", 0) != 0) return "";
-  const auto at = blas->second.find(kLimit);
-  const int most =
-      at == std::string::npos ? 0 : std::atoi(blas->second.c_str() + at + kLimit.size());
+  const auto at = openblas ? blas.find(kLimit) : std::string::npos;
+  const int most = at == std::string::npos ? 0 : std::atoi(blas.c_str() + at + kLimit.size());
   if (most <= 0 || threads <= most) return "";
-  return "tilemm: note: OpenBLAS, which kokkos-kernels calls, was built for at most " +
-         std::to_string(most) + " threads, and this " + backend + " run has " +
-         std::to_string(threads) + ": kokkos-kernels and every fraction of it compare with " +
-         "OpenBLAS on " + std::to_string(most) + " threads\n";
+  return note(most, "was built for at most " + std::to_string(most) + " threads");
 }
 
 }  // namespace tilemm::vendor_library

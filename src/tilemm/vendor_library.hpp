@@ -15,13 +15,16 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 /// On a CPU backend, for the BLAS whose dgemm_ the process calls: {"blas", openblas_get_config()}
 /// and {"blas_core", openblas_get_corename()}, the kernel set OpenBLAS chose ("Zen", "SkylakeX",
 /// "Prescott"); {"blas", "BLIS <version>"}; or {"blas", "unidentified BLAS"} for another BLAS;
-/// then {"blas_library", its file}. On CUDA: {"blas", "cuBLAS MAJOR.MINOR.PATCH"} and
+/// then {"blas_library", its file}, and {"blas_threads", N} where the library keeps a thread count
+/// of its own rather than OpenMP's (BLIS; an OpenBLAS built without OpenMP). On CUDA: {"blas",
+/// "cuBLAS MAJOR.MINOR.PATCH"} and
 /// {"blas_library", cuBLAS's file}. Without the TPL, {"blas", "none: Kokkos Kernels' own gemm"}.
 Facts describe(bool cuda);
 
-/// A note for a run on more threads than the BLAS in `facts` was built for (OpenBLAS's
-/// MAX_THREADS): `kokkos-kernels`, the baseline, then runs on fewer threads than tilemm's
-/// kernels. Empty when there is nothing to say.
+/// A note for a run whose BLAS in `facts` runs on another number of threads than the backend's
+/// `threads`: its own count (blas_threads) differs, or the run has more threads than OpenBLAS was
+/// built for (MAX_THREADS). `kokkos-kernels`, the baseline, then runs on other threads than
+/// tilemm's kernels. Empty when there is nothing to say.
 std::string thread_note(const Facts& facts, const std::string& backend, int threads);
 
 }  // namespace tilemm::vendor_library
