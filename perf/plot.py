@@ -114,11 +114,16 @@ def build_of(context):
 def vendor_library_of(context):
     """The library kokkos-kernels called, as the run recorded it (runs before 2026-11-25 did not):
     cuBLAS and its version, OpenBLAS's description of itself or BLIS and its version; for another
-    BLAS its file, since that is all a run knows of it."""
+    BLAS its file, since that is all a run knows of it. A BLAS that keeps a thread count of its
+    own (BLIS, a non-OpenMP OpenBLAS) says on how many threads it ran, since that count, not the
+    backend's, is the baseline's."""
     blas = context.get("blas") or ""
     library = context.get("blas_library")
     if blas == "unidentified BLAS" and library:
-        return "%s (%s)" % (blas, library.rsplit("/", 1)[-1])
+        blas = "%s (%s)" % (blas, library.rsplit("/", 1)[-1])
+    threads = context.get("blas_threads")
+    if threads not in (None, ""):
+        blas += " on %s thread%s" % (threads, "" if str(threads) == "1" else "s")
     return blas
 
 

@@ -156,6 +156,8 @@ def check_vendor_library_names():
           "an unidentified BLAS is named by its file")
     known = {"blas": "BLIS 0.9.0", "blas_library": "/usr/lib/blis-openmp/libblis.so.4"}
     check(plot.vendor_library_of(known) == "BLIS 0.9.0", "a BLAS that names itself keeps its name")
+    check(plot.vendor_library_of(dict(known, blas_threads="1")) == "BLIS 0.9.0 on 1 thread",
+          "a BLAS with a thread count of its own says on how many threads it ran")
 
 
 def check_portability(out, results, stdout):
