@@ -120,7 +120,10 @@ def vendor_library_of(context):
     blas = context.get("blas") or ""
     library = context.get("blas_library")
     if blas == "unidentified BLAS" and library:
-        blas = "%s (%s)" % (blas, library.rsplit("/", 1)[-1])
+        # A generic name (libblas.so.3) says nothing without its folder (blis-openmp, blas).
+        parts = library.split("/")
+        named = "/".join(parts[-2:]) if parts[-1].startswith("libblas.") else parts[-1]
+        blas = "%s (%s)" % (blas, named)
     threads = context.get("blas_threads")
     if threads not in (None, ""):
         blas += " on %s thread%s" % (threads, "" if str(threads) == "1" else "s")

@@ -36,22 +36,28 @@ std::string file_of(const Dl_info& library) {
   return failed ? library.dli_fname : file.string();
 }
 
-/// The threads BLIS runs a gemm on: BLIS_NUM_THREADS (else OMP_NUM_THREADS) as BLIS read it, or
-/// the product of its loops' ways (BLIS_JC_NT, ...); one when none is set, whatever OpenMP's
-/// count (0 when BLIS does not say). `lookup` finds a function of the BLIS library.
+/// The threads BLIS runs a gemm on: the product of its loops' ways (BLIS_JC_NT, ...) when any is
+/// set, which BLIS takes before a total; else BLIS_NUM_THREADS (or OMP_NUM_THREADS) as BLIS read
+/// it; one when none is set, whatever OpenMP's count (0 when BLIS does not say). `lookup` finds a
+/// function of the BLIS library.
 template <class Lookup>
 int blis_threads(const Lookup& lookup) {
-  using Count = std::int64_t (*)();  // dim_t
+  // The functions return dim_t, 64 bits in most builds and 32 in some: the low 32 bits, where both
+  // ABIs of interest (x86-64, AArch64) leave a return value, hold every count.
+  using Count = std::int32_t (*)();
   const auto total = reinterpret_cast<Count>(lookup("bli_thread_get_num_threads"));
   if (total == nullptr) return 0;
-  if (total() > 0) return int(total());
   std::int64_t product = 1;
+  bool ways_set = false;
   for (const char* loop : {"bli_thread_get_jc_nt", "bli_thread_get_pc_nt", "bli_thread_get_ic_nt",
                            "bli_thread_get_jr_nt", "bli_thread_get_ir_nt"}) {
     const auto ways = reinterpret_cast<Count>(lookup(loop));
-    if (ways != nullptr && ways() > 1) product *= ways();
+    if (ways == nullptr || ways() < 1) continue;
+    ways_set = true;
+    product *= ways();
   }
-  return int(product);
+  if (ways_set) return int(product);
+  return total() > 0 ? int(total()) : 1;
 }
 
 Facts host_blas() {
@@ -59,11 +65,13 @@ Facts host_blas() {
   // A process may hold two BLAS (one preloaded, one linked): the first to define dgemm_ is the one
   // that runs, and only a version function of that object, or of a library it loaded itself (the
   // libblas.so.3 of Debian's OpenBLAS calls libopenblas.so.0), describes it. dlsym with the
-  // object's own handle searches exactly those.
+  // object's own handle searches exactly those. A BLAS linked into the program itself has no
+  // handle of its own by name: the program's (nullptr) searches it first.
   Dl_info library{};
   if (!object_of(find<void>("dgemm_"), library)) return {{"blas", "unidentified BLAS"}};
-  const std::unique_ptr<void, int (*)(void*)> handle(
-      dlopen(library.dli_fname, RTLD_LAZY | RTLD_NOLOAD), dlclose);
+  void* own = dlopen(library.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  const std::unique_ptr<void, int (*)(void*)> handle(own ? own : dlopen(nullptr, RTLD_LAZY),
+                                                     dlclose);
   const auto from_library = [&handle](const char* name) {
     return handle ? dlsym(handle.get(), name) : nullptr;
   };
@@ -128,25 +136,27 @@ std::string thread_note(const Facts& facts, const std::string& backend, int thre
   const std::string blas = fact("blas"), counted = fact("blas_threads");
   const bool openblas = blas.rfind("OpenBLAS", 0) == 0, blis = blas.rfind("BLIS", 0) == 0;
   const std::string name = openblas ? "OpenBLAS" : "BLIS";
-  const auto note = [&](int blas_threads, const std::string& why) {
+  const auto note = [&](int blas_threads, const std::string& why, const std::string& hint) {
     return "tilemm: note: " + name + ", which kokkos-kernels calls, " + why + ", and this " +
            backend + " run has " + std::to_string(threads) +
            ": kokkos-kernels and every fraction of it compare with " + name + " on " +
-           std::to_string(blas_threads) + (blas_threads == 1 ? " thread\n" : " threads\n");
+           std::to_string(blas_threads) + (blas_threads == 1 ? " thread" : " threads") + hint +
+           "\n";
   };
   if (!counted.empty() && (openblas || blis)) {
     const int blas_threads = std::atoi(counted.c_str());
     const std::string variable = openblas ? "OPENBLAS_NUM_THREADS" : "BLIS_NUM_THREADS";
     if (blas_threads > 0 && blas_threads != threads)
-      return note(blas_threads, "runs on " + counted +
-                                    (blas_threads == 1 ? " thread" : " threads") + " (" + variable +
-                                    " sets it)");
+      return note(
+          blas_threads,
+          "runs on " + counted + (blas_threads == 1 ? " thread" : " threads") + " by its own count",
+          " (set " + variable + "=" + std::to_string(threads) + " to match)");
   }
   static const std::string kLimit = " MAX_THREADS=";  // in openblas_get_config()'s text
   const auto at = openblas ? blas.find(kLimit) : std::string::npos;
   const int most = at == std::string::npos ? 0 : std::atoi(blas.c_str() + at + kLimit.size());
   if (most <= 0 || threads <= most) return "";
-  return note(most, "was built for at most " + std::to_string(most) + " threads");
+  return note(most, "was built for at most " + std::to_string(most) + " threads", "");
 }
 
 }  // namespace tilemm::vendor_library

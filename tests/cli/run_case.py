@@ -161,7 +161,8 @@ def main():
     if args.preload:
         env["LD_PRELOAD"] = args.preload
         # An ASan build (the asan preset) refuses to start when a preloaded library comes before
-        # its runtime; the check only guards ASan's own interceptors, which the library does not use.
+        # its runtime. The check guards the order in which malloc and the like are found: a BLAS
+        # calls them but does not define them, so ASan's interceptors still come first.
         env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"),
                                                      "verify_asan_link_order=0"]))
     run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,

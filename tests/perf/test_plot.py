@@ -154,6 +154,10 @@ def check_vendor_library_names():
     unknown = {"blas": "unidentified BLAS", "blas_library": "/opt/intel/lib/libmkl_rt.so.2"}
     check(plot.vendor_library_of(unknown) == "unidentified BLAS (libmkl_rt.so.2)",
           "an unidentified BLAS is named by its file")
+    generic = {"blas": "unidentified BLAS",
+               "blas_library": "/usr/lib/x86_64-linux-gnu/blis-openmp/libblas.so.3"}
+    check(plot.vendor_library_of(generic) == "unidentified BLAS (blis-openmp/libblas.so.3)",
+          "a generic libblas.so is named with its folder")
     known = {"blas": "BLIS 0.9.0", "blas_library": "/usr/lib/blis-openmp/libblis.so.4"}
     check(plot.vendor_library_of(known) == "BLIS 0.9.0", "a BLAS that names itself keeps its name")
     check(plot.vendor_library_of(dict(known, blas_threads="1")) == "BLIS 0.9.0 on 1 thread",
