@@ -83,10 +83,11 @@ Facts host_blas() {
       reinterpret_cast<const char* (*)()>(from_library("bli_info_get_version_str"));
   Facts facts;
   if (config != nullptr && corename != nullptr) {
-    facts = {{"blas", config()}, {"blas_core", corename()}};
+    const std::string build = config();
+    facts = {{"blas", build}, {"blas_core", corename()}};
     // An OpenMP build follows OpenMP's thread count, which the backend sets; any other keeps a
     // count of its own (OPENBLAS_NUM_THREADS, else every core), the serial backend's too.
-    if (std::string(config()).find("USE_OPENMP") == std::string::npos && openblas_threads)
+    if (build.find("USE_OPENMP") == std::string::npos && openblas_threads)
       facts.emplace_back("blas_threads", std::to_string(openblas_threads()));
   } else if (blis_version != nullptr) {
     facts = {{"blas", std::string("BLIS ") + blis_version()}};

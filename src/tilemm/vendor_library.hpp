@@ -16,9 +16,9 @@ using Facts = std::vector<std::pair<std::string, std::string>>;
 /// and {"blas_core", openblas_get_corename()}, the kernel set OpenBLAS chose ("Zen", "SkylakeX",
 /// "Prescott"); {"blas", "BLIS <version>"}; or {"blas", "unidentified BLAS"} for another BLAS;
 /// then {"blas_library", its file}, and {"blas_threads", N} where the library keeps a thread count
-/// of its own rather than OpenMP's (BLIS; an OpenBLAS built without OpenMP). On CUDA: {"blas",
-/// "cuBLAS MAJOR.MINOR.PATCH"} and
-/// {"blas_library", cuBLAS's file}. Without the TPL, {"blas", "none: Kokkos Kernels' own gemm"}.
+/// of its own rather than OpenMP's (BLIS; an OpenBLAS built without OpenMP). On CUDA:
+/// {"blas", "cuBLAS MAJOR.MINOR.PATCH"} and {"blas_library", cuBLAS's file}. Without the TPL,
+/// {"blas", "none: Kokkos Kernels' own gemm"}.
 Facts describe(bool cuda);
 
 /// A note for a run whose BLAS in `facts` runs on another number of threads than the backend's
