@@ -7,11 +7,13 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
 #include "tilemm/build_info.hpp"  // generated at configure time
 #include "tilemm/system_info.hpp"
+#include "tilemm/vendor_library.hpp"
 #include "tilemm/version_info.hpp"  // generated at build time: TILEMM_GIT_HASH
 
 namespace tilemm {
@@ -69,6 +71,10 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
   c.kokkos_arch = TILEMM_KOKKOS_ARCH;
   c.kokkos_backends = available_backends();
   c.backend = describe_backend(backend);
+  // The library kokkos-kernels calls, after the backend's own facts. Here, once a run, and not in
+  // describe_backend(), which a failed allocation's message also calls.
+  for (auto& fact : vendor_library::describe(backend == "cuda"))
+    c.backend.details.push_back(std::move(fact));
   c.compiler = TILEMM_COMPILER;
   c.build_type = TILEMM_BUILD_TYPE;
   for (const char* name :

@@ -5,12 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <utility>
 
 #include "tilemm/backend_runner.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/system_info.hpp"
-#include "tilemm/vendor_library.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -247,8 +245,6 @@ BackendInfo describe_backend(const std::string& name) {
         {"host_cpu", system_info::cpu_model()}};
   }
 #endif
-  for (auto& fact : vendor_library::describe(name == "cuda"))
-    info.details.push_back(std::move(fact));
   return info;
 }
 
