@@ -12,6 +12,8 @@ Inputs, told apart by their content (any number, from any machine and backend):
 
 Outputs, in --out:
   summary.csv          one row per result, with the fraction of the vendor library at the same problem
+                       (and on a GPU its SM clock, board power and time at the power cap, where the
+                       run recorded them)
   gflops_vs_size.png   GFLOP/s against n for square products, one panel per platform and precision
   vendor_fraction.png  kernel GFLOP/s / kokkos-kernels GFLOP/s against n, same panels
   roofline.png         GFLOP/s against arithmetic intensity under the compute and bandwidth roofs
@@ -84,7 +86,8 @@ OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "roofline
 COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision", "layout", "trans",
            "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "time_s", "error", "tolerance", "verdict",
            "vendor_gflops", "vendor_fraction", "bytes", "intensity", "problem", "note", "format",
-           "source", "hostname", "git_hash", "build", "vendor_library", "date"]
+           "source", "hostname", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
+           "power_capped", "date"]
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -163,6 +166,10 @@ def read_cli(doc, source):
             "hostname": r.get("hostname") or context.get("hostname"),
             "git_hash": context.get("git_hash"), "build": build_of(context),
             "vendor_library": vendor_library_of(context),
+            # The GPU's median SM clock and board power over the timed runs, and the fraction of
+            # them at its power cap (runs before 2026-11-25 did not record them).
+            "sm_clock_mhz": r.get("gpu_sm_clock_mhz"), "power_w": r.get("gpu_power_w"),
+            "power_capped": r.get("gpu_power_capped"),
             "date": context.get("utc_time") or r.get("utc_time"),
         })
     return rows

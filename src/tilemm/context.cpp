@@ -71,16 +71,17 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
   c.kokkos_arch = TILEMM_KOKKOS_ARCH;
   c.kokkos_backends = available_backends();
   c.backend = describe_backend(backend);
-  // The library kokkos-kernels calls, after the backend's own facts. Here, once a run, and not in
-  // describe_backend(), which a failed allocation's message also calls.
+  // The library kokkos-kernels calls and the GPU's telemetry, after the backend's own facts. Here,
+  // once a run, and not in describe_backend(), which a failed allocation's message also calls.
   for (auto& fact : vendor_library::describe(backend == "cuda"))
     c.backend.details.push_back(std::move(fact));
+  for (auto& fact : telemetry_facts(backend)) c.backend.details.push_back(std::move(fact));
   c.compiler = TILEMM_COMPILER;
   c.build_type = TILEMM_BUILD_TYPE;
   for (const char* name :
        {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_DYNAMIC",
         "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
-        "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS"}) {
+        "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS", "TILEMM_GPU_TELEMETRY"}) {
     const char* value = std::getenv(name);
     c.environment.emplace_back(name, value ? value : "");
   }

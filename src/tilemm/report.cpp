@@ -55,7 +55,8 @@ const std::vector<std::string>& result_columns() {
       "warmup_s",     "warmup_runs",  "time_min_s",   "time_median_s", "time_max_s",
       "time_mean_s",  "gflops",       "gflops_best",  "error",        "tolerance",
       "verdict",      "seed",         "data",         "c_out",        "spec",
-      "device",       "hostname",     "utc_time"};
+      "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
+      "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_thermal_slowdown"};
   // clang-format on
   return columns;
 }
@@ -108,6 +109,17 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["device"] = context.backend.device;
   row["hostname"] = context.hostname;
   row["utc_time"] = context.utc_time;
+  // The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, or without NVML.
+  const auto gpu = [&r](auto value) {
+    return r.gpu ? nlohmann::ordered_json(value(*r.gpu)) : nlohmann::ordered_json();
+  };
+  row["gpu_samples"] = gpu([](const GpuTelemetry& t) { return t.samples; });
+  row["gpu_sm_clock_mhz"] = gpu([](const GpuTelemetry& t) { return t.sm_clock_mhz; });
+  row["gpu_sm_clock_mhz_min"] = gpu([](const GpuTelemetry& t) { return t.sm_clock_mhz_min; });
+  row["gpu_power_w"] = r.gpu && r.gpu->power_w >= 0 ? nlohmann::ordered_json(r.gpu->power_w)
+                                                    : nlohmann::ordered_json();
+  row["gpu_power_capped"] = gpu([](const GpuTelemetry& t) { return t.power_capped; });
+  row["gpu_thermal_slowdown"] = gpu([](const GpuTelemetry& t) { return t.thermal_slowdown; });
   return row;
 }
 

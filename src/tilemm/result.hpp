@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,18 @@ struct TimeStats {
   double min = 0, median = 0, max = 0, mean = 0;  // seconds
 
   static TimeStats of(std::vector<double> samples);
+};
+
+/// What the GPU did during a result's timed runs, sampled through NVML (gpu_monitor.hpp). Under a
+/// power cap the same kernel runs at another clock held than in a short run, so a GPU figure is
+/// read with its clock.
+struct GpuTelemetry {
+  int samples = 0;
+  double sm_clock_mhz = 0;      // median of the samples
+  double sm_clock_mhz_min = 0;  // lowest
+  double power_w = -1;          // median board power; < 0 when the board gave no reading
+  double power_capped = 0;  // fraction of samples in which the software power cap held the clock
+  double thermal_slowdown = 0;  // fraction in which a thermal slowdown (software or hardware) did
 };
 
 struct Result {
@@ -27,7 +40,8 @@ struct Result {
   double error = 0;        // max scaled error (validate.hpp), worst of the first and last run
   double tolerance = 0;
   bool passed = false;
-  std::string c_out;  // the file C was written to, if any
+  std::string c_out;                // the file C was written to, if any
+  std::optional<GpuTelemetry> gpu;  // on a GPU whose NVML tilemm could open
 
   /// "16x16x16" for tiled kernels, "" for kernels without a tile.
   std::string tile_text() const { return launch.tile.bm ? launch.tile.to_string() : ""; }

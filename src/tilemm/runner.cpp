@@ -8,6 +8,7 @@
 
 #include "tilemm/backend_runner.hpp"
 #include "tilemm/errors.hpp"
+#include "tilemm/gpu_monitor.hpp"
 #include "tilemm/system_info.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -63,6 +64,22 @@ std::string bytes_text(std::size_t bytes) {
   std::snprintf(text, sizeof(text), "%zu bytes (%.2f GiB)", bytes,
                 static_cast<double>(bytes) / (1 << 30));
   return text;
+}
+
+/// The GPU a backend runs on, watched through NVML (opened at first use); nullptr on a CPU.
+const GpuMonitor* gpu_monitor(const std::string& name) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    static const GpuMonitor monitor([] {
+      char bus_id[64] = "";
+      cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), Kokkos::Cuda().cuda_device());
+      return std::string(bus_id);
+    }());
+    return &monitor;
+  }
+#endif
+  (void)name;
+  return nullptr;
 }
 
 }  // namespace
@@ -193,7 +210,9 @@ bool run(const Plan& plan, const std::string& name,
         ++res.warmup_runs;
       }
       std::vector<double> samples;
+      GpuMonitor::Watch watch(gpu_monitor(name));
       for (int i = 0; i < p.repeats && !stopped(); ++i) samples.push_back(session->run(r));
+      res.gpu = watch.finish();
       // A signal during the last timed run leaves every run done: that result is kept.
       if (int(samples.size()) < p.repeats) return false;
       // A race shows as an error that moves between runs: check the last timed run as well.
@@ -212,6 +231,11 @@ bool run(const Plan& plan, const std::string& name,
     on_result(res);
   }
   return true;
+}
+
+std::vector<std::pair<std::string, std::string>> telemetry_facts(const std::string& name) {
+  const GpuMonitor* monitor = gpu_monitor(name);
+  return monitor ? monitor->facts() : std::vector<std::pair<std::string, std::string>>{};
 }
 
 BackendInfo describe_backend(const std::string& name) {

@@ -76,6 +76,9 @@ struct BackendInfo {
   std::vector<std::pair<std::string, std::string>> details;  // e.g. CUDA versions, SM count
 };
 BackendInfo describe_backend(const std::string& name);
+/// What the results' context says of the GPU's telemetry on `backend` (gpu_monitor.hpp): on CUDA
+/// gpu_telemetry, and the board's power limit and highest SM clock; nothing on a CPU backend.
+std::vector<std::pair<std::string, std::string>> telemetry_facts(const std::string& backend);
 
 /// Bytes of the backend's memory a new allocation can get now.
 std::size_t memory_available(const std::string& backend);

@@ -71,6 +71,28 @@ TEST(Report, ContractColumnsAreAllPresent) {
   EXPECT_DOUBLE_EQ(row["time_median_s"].get<double>(), 0.003);
 }
 
+// The GPU's columns are null on a CPU (no telemetry), and a board without power readings leaves
+// gpu_power_w null.
+TEST(Report, GpuTelemetryColumns) {
+  const Problem p = sample_problem();
+  Result r = sample_result(p);
+  auto row = result_row(r, RunContext{});
+  for (const char* key : {"gpu_samples", "gpu_sm_clock_mhz", "gpu_sm_clock_mhz_min", "gpu_power_w",
+                          "gpu_power_capped", "gpu_thermal_slowdown"}) {
+    EXPECT_TRUE(row[key].is_null()) << key;
+  }
+  r.gpu = GpuTelemetry{12, 1905, 1635, 698.5, 0.75, 0};
+  row = result_row(r, RunContext{});
+  EXPECT_EQ(row["gpu_samples"], 12);
+  EXPECT_DOUBLE_EQ(row["gpu_sm_clock_mhz"].get<double>(), 1905);
+  EXPECT_DOUBLE_EQ(row["gpu_sm_clock_mhz_min"].get<double>(), 1635);
+  EXPECT_DOUBLE_EQ(row["gpu_power_w"].get<double>(), 698.5);
+  EXPECT_DOUBLE_EQ(row["gpu_power_capped"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(row["gpu_thermal_slowdown"].get<double>(), 0);
+  r.gpu->power_w = -1;
+  EXPECT_TRUE(result_row(r, RunContext{})["gpu_power_w"].is_null());
+}
+
 TEST(Report, NonFiniteErrorIsNullInJson) {
   const Problem p = sample_problem();
   Result r = sample_result(p);
