@@ -146,11 +146,34 @@ def check_summary(out, results, stdout):
     check("dropped from the plots: 2 results" in stdout, "the run says that 2 results were dropped")
 
 
-def check_vendor_library_names():
-    """A BLAS known only by its file (MKL, the reference BLAS) is named by that file in the summary."""
+def load_plot():
     spec = importlib.util.spec_from_file_location("plot", PLOT)
     plot = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plot)
+    return plot
+
+
+def check_gpu_telemetry():
+    """A GPU result file with the clock and power (2026-11-25 on) carries them into the summary rows;
+    one from before leaves them empty."""
+    plot = load_plot()
+    name = "2026-11-25-h200-telemetry-on1.json"
+    with open(ROOT / "perf" / "results" / name) as f:
+        rows = plot.read_cli(json.load(f), name)
+    double = [r for r in rows if r["kernel"] == "register-tiled" and r["precision"] == "double"
+              and r["m"] == 4096]
+    check(len(double) == 1 and double[0]["sm_clock_mhz"] == 1920.0
+          and close(double[0]["power_w"], 671.085) and double[0]["power_capped"] == 1.0,
+          "the H200's double run at n = 4096 reads 1920 MHz, 671 W, capped, as the file has it")
+    with open(CLI_FILES[0]) as f:
+        old = plot.read_cli(json.load(f), CLI_FILES[0])
+    check(all(r["sm_clock_mhz"] is None and r["power_w"] is None for r in old),
+          "a result file from before the telemetry leaves it empty")
+
+
+def check_vendor_library_names():
+    """A BLAS known only by its file (MKL, the reference BLAS) is named by that file in the summary."""
+    plot = load_plot()
     unknown = {"blas": "unidentified BLAS", "blas_library": "/opt/intel/lib/libmkl_rt.so.2"}
     check(plot.vendor_library_of(unknown) == "unidentified BLAS (libmkl_rt.so.2)",
           "an unidentified BLAS is named by its file")
@@ -228,6 +251,7 @@ def main():
               and sorted(p.name for p in out.iterdir()) == before,
               "a bandwidth of 0 is refused before the folder is touched")
         check_vendor_library_names()
+        check_gpu_telemetry()
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
