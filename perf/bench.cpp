@@ -24,6 +24,7 @@
 
 #include "tilemm/context.hpp"
 #include "tilemm/errors.hpp"
+#include "tilemm/gpu_monitor.hpp"
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/kokkos_args.hpp"
 #include "tilemm/report.hpp"
@@ -210,7 +211,9 @@ int run_benchmarks(int argc, char** argv) {
       const std::string tile = tilemm::launch_text(launch, p);
       const auto body = [&, r, flops, bytes, tolerance, tile](benchmark::State& state) {
         tilemm::Session& session = sessions.of(plan);
+        tilemm::GpuMonitor::Watch watch(tilemm::gpu_monitor(backend));
         for (auto _ : state) state.SetIterationTime(session.run(r));
+        const auto gpu = watch.finish();
         const double error = session.error();
         state.counters["FLOP/s"] =
             benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
@@ -218,6 +221,12 @@ int run_benchmarks(int argc, char** argv) {
         state.counters["intensity"] = flops / bytes;
         state.counters["error"] = error;
         state.counters["tolerance"] = tolerance;
+        if (gpu) {  // the CLI's gpu_* columns, over the timed iterations
+          state.counters["gpu_sm_clock_mhz"] = gpu->sm_clock_mhz;
+          state.counters["gpu_sm_clock_mhz_min"] = gpu->sm_clock_mhz_min;
+          if (gpu->power_w >= 0) state.counters["gpu_power_w"] = gpu->power_w;
+          state.counters["gpu_power_capped"] = gpu->power_capped;
+        }
         state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
         state.SetLabel(tile);
         if (!(error <= tolerance)) {  // NaN fails too

@@ -277,6 +277,9 @@ def read_gbench(doc, source):
                    hostname=context.get("hostname") or context.get("host_name"),
                    git_hash=context.get("git_hash"), build=build_of(context),
                    vendor_library=vendor_library_of(context),
+                   sm_clock_mhz=number(bench.get("gpu_sm_clock_mhz")),
+                   power_w=number(bench.get("gpu_power_w")),
+                   power_capped=number(bench.get("gpu_power_capped")),
                    date=context.get("utc_time") or context.get("date"),
                    problem=run_name, bytes=traffic, note=note)
         if bench.get("error_occurred"):

@@ -1,10 +1,13 @@
 #include "tilemm/gpu_monitor.hpp"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #ifdef TILEMM_HAVE_NVML
 #include <nvml.h>
@@ -26,18 +29,24 @@ std::optional<GpuTelemetry> summarize(const std::vector<GpuSample>& samples) {
   GpuTelemetry t;
   t.samples = static_cast<int>(samples.size());
   std::vector<double> clocks, powers;
-  int capped = 0, thermal = 0;
+  int with_events = 0, capped = 0, slowed = 0;
   for (const GpuSample& s : samples) {
-    clocks.push_back(s.sm_clock_mhz);
+    if (s.sm_clock_mhz >= 0) clocks.push_back(s.sm_clock_mhz);
     if (s.power_w >= 0) powers.push_back(s.power_w);
+    if (s.clock_events < 0) continue;
+    ++with_events;
     capped += (s.clock_events & clock_event::kSwPowerCap) != 0;
-    thermal += (s.clock_events & clock_event::kThermal) != 0;
+    slowed += (s.clock_events & clock_event::kSlowdown) != 0;
   }
-  t.sm_clock_mhz = median_of(clocks);
-  t.sm_clock_mhz_min = *std::min_element(clocks.begin(), clocks.end());
+  if (!clocks.empty()) {
+    t.sm_clock_mhz = median_of(clocks);
+    t.sm_clock_mhz_min = *std::min_element(clocks.begin(), clocks.end());
+  }
   if (!powers.empty()) t.power_w = median_of(powers);
-  t.power_capped = double(capped) / double(samples.size());
-  t.thermal_slowdown = double(thermal) / double(samples.size());
+  if (with_events > 0) {
+    t.power_capped = double(capped) / with_events;
+    t.slowdown = double(slowed) / with_events;
+  }
   return t;
 }
 
@@ -48,7 +57,8 @@ struct GpuMonitor::Nvml {
   nvmlDevice_t device{};
   decltype(&nvmlShutdown) shutdown = nullptr;
   decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
-  decltype(&nvmlDeviceGetCurrentClocksEventReasons) clock_events = nullptr;
+  // (Declared here: nvml.h before CUDA 12.2 has only the older name, with this signature.)
+  nvmlReturn_t (*clock_events)(nvmlDevice_t, unsigned long long*) = nullptr;
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;
   decltype(&nvmlDeviceGetPowerUsage) power_usage = nullptr;
   bool instant_power = false;  // NVML_FI_DEV_POWER_INSTANT answers; else the driver's average
@@ -62,8 +72,9 @@ struct GpuMonitor::Nvml {
     f = reinterpret_cast<Function>(dlsym(library, name));
     return f != nullptr;
   }
-  /// The board's power now, in watts; < 0 when it gives none.
+  /// The GPU's power now, in watts; < 0 when it gives none.
   double power() const {
+#ifdef NVML_FI_DEV_POWER_INSTANT  // (nvml.h before CUDA 12.3 lacks it: the driver's average then)
     if (instant_power) {
       nvmlFieldValue_t field{};
       field.fieldId = NVML_FI_DEV_POWER_INSTANT;
@@ -72,6 +83,7 @@ struct GpuMonitor::Nvml {
       }
       return -1;
     }
+#endif
     unsigned int milliwatts = 0;
     return power_usage(device, &milliwatts) == NVML_SUCCESS ? milliwatts / 1000.0 : -1;
   }
@@ -80,29 +92,36 @@ struct GpuMonitor::Nvml {
 std::string GpuMonitor::open(const std::string& pci_bus_id) {
   auto nvml = std::make_unique<Nvml>();
   nvml->library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!nvml->library) return "libnvidia-ml.so.1 (NVML) could not be loaded";
+  if (!nvml->library) return std::string("NVML could not be loaded: ") + dlerror();
   decltype(&nvmlInit_v2) init = nullptr;
   decltype(&nvmlErrorString) error_string = nullptr;
   decltype(&nvmlDeviceGetHandleByPciBusId_v2) by_bus_id = nullptr;
   decltype(&nvmlSystemGetNVMLVersion) version = nullptr;
   decltype(&nvmlDeviceGetEnforcedPowerLimit) power_limit = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
-  // Older drivers name the clock event reasons throttle reasons, with the same bits.
-  const bool found =
-      nvml->find(init, "nvmlInit_v2") && nvml->find(nvml->shutdown, "nvmlShutdown") &&
-      nvml->find(error_string, "nvmlErrorString") &&
-      nvml->find(by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2") &&
-      nvml->find(version, "nvmlSystemGetNVMLVersion") &&
-      nvml->find(power_limit, "nvmlDeviceGetEnforcedPowerLimit") &&
-      nvml->find(max_clock, "nvmlDeviceGetMaxClockInfo") &&
-      nvml->find(nvml->clock, "nvmlDeviceGetClockInfo") &&
-      (nvml->find(nvml->clock_events, "nvmlDeviceGetCurrentClocksEventReasons") ||
-       nvml->find(nvml->clock_events, "nvmlDeviceGetCurrentClocksThrottleReasons")) &&
-      nvml->find(nvml->field_values, "nvmlDeviceGetFieldValues") &&
-      nvml->find(nvml->power_usage, "nvmlDeviceGetPowerUsage");
-  if (!found) {
+  decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
+  std::string missing;
+  const auto need = [&](auto& f, const char* name) {
+    if (!nvml->find(f, name) && missing.empty()) missing = name;
+  };
+  need(init, "nvmlInit_v2");
+  need(nvml->shutdown, "nvmlShutdown");
+  need(error_string, "nvmlErrorString");
+  need(by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+  need(version, "nvmlSystemGetNVMLVersion");
+  need(power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+  need(max_clock, "nvmlDeviceGetMaxClockInfo");
+  nvml->find(mig_mode, "nvmlDeviceGetMigMode");  // (drivers before MIG have none)
+  need(nvml->clock, "nvmlDeviceGetClockInfo");
+  need(nvml->field_values, "nvmlDeviceGetFieldValues");
+  need(nvml->power_usage, "nvmlDeviceGetPowerUsage");
+  // Drivers before CUDA 12.2's name the clock event reasons throttle reasons, with the same bits.
+  if (!nvml->find(nvml->clock_events, "nvmlDeviceGetCurrentClocksEventReasons")) {
+    need(nvml->clock_events, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  }
+  if (!missing.empty()) {
     nvml->shutdown = nullptr;  // never initialized
-    return "libnvidia-ml.so.1 lacks a function tilemm reads";
+    return "libnvidia-ml.so.1 has no " + missing;
   }
   if (const nvmlReturn_t status = init(); status != NVML_SUCCESS) {
     nvml->shutdown = nullptr;
@@ -117,24 +136,35 @@ std::string GpuMonitor::open(const std::string& pci_bus_id) {
       status != NVML_SUCCESS) {
     return std::string("the SM clock: ") + error_string(status);
   }
+#ifdef NVML_FI_DEV_POWER_INSTANT
   nvmlFieldValue_t field{};
   field.fieldId = NVML_FI_DEV_POWER_INSTANT;
   nvml->instant_power = nvml->field_values(nvml->device, 1, &field) == NVML_SUCCESS &&
                         field.nvmlReturn == NVML_SUCCESS &&
                         field.valueType == NVML_VALUE_TYPE_UNSIGNED_INT;
+#endif
 
   char text[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE] = "";
   version(text, sizeof(text));
   facts_.emplace_back("gpu_telemetry",
                       std::string("NVML ") + text + ", every " + std::to_string(kPeriod.count()) +
                           " ms, power " +
-                          (nvml->instant_power ? "instantaneous" : "as the driver averages it"));
+                          (nvml->instant_power ? "instantaneous"
+                                               : "as the driver averages it (over 1 s on Ampere "
+                                                 "and newer GPUs)"));
   unsigned int milliwatts = 0;
   if (power_limit(nvml->device, &milliwatts) == NVML_SUCCESS) {
     facts_.emplace_back("gpu_power_limit_w", std::to_string(milliwatts / 1000));
   }
   if (max_clock(nvml->device, NVML_CLOCK_SM, &clock) == NVML_SUCCESS) {
     facts_.emplace_back("gpu_sm_clock_max_mhz", std::to_string(clock));
+  }
+  // Under MIG the readings are the whole GPU's, other tenants' work included.
+  unsigned int mig = 0, pending = 0;
+  if (mig_mode && mig_mode(nvml->device, &mig, &pending) == NVML_SUCCESS) {
+    facts_.emplace_back("gpu_mig_mode", mig == NVML_DEVICE_MIG_ENABLE
+                                            ? "enabled: the readings are the whole GPU's"
+                                            : "disabled");
   }
   nvml_ = std::move(nvml);
   return "";
@@ -145,7 +175,9 @@ GpuSample GpuMonitor::sample() const {
   unsigned int clock = 0;
   if (nvml_->clock(nvml_->device, NVML_CLOCK_SM, &clock) == NVML_SUCCESS) s.sm_clock_mhz = clock;
   unsigned long long events = 0;
-  if (nvml_->clock_events(nvml_->device, &events) == NVML_SUCCESS) s.clock_events = events;
+  if (nvml_->clock_events(nvml_->device, &events) == NVML_SUCCESS) {
+    s.clock_events = static_cast<std::int64_t>(events & 0x7fffffffffffffffULL);
+  }
   s.power_w = nvml_->power();
   return s;
 }
@@ -175,16 +207,26 @@ GpuMonitor::~GpuMonitor() = default;
 
 GpuMonitor::Watch::Watch(const GpuMonitor* monitor) : monitor_(monitor) {
   if (!monitor_ || !monitor_->available()) return;
-  thread_ = std::thread([this] {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      lock.unlock();
-      const GpuSample s = monitor_->sample();
-      lock.lock();
-      samples_.push_back(s);
-      if (stopping_ || wake_.wait_for(lock, kPeriod, [this] { return stopping_; })) break;
-    }
-  });
+  // A signal for the process goes to a thread that does not block it: blocked here, the CLI's
+  // handlers run on the main thread, and no NVML call of the sampler is interrupted.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  try {
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (true) {
+        lock.unlock();
+        const GpuSample s = monitor_->sample();
+        lock.lock();
+        samples_.push_back(s);
+        if (stopping_ || wake_.wait_for(lock, kPeriod, [this] { return stopping_; })) break;
+      }
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had (a process limit): the runs go on without samples.
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void GpuMonitor::Watch::stop() {

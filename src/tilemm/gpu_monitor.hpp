@@ -1,8 +1,8 @@
 // The GPU's clock and power while a kernel's timed runs go on, read through NVML, the library
-// behind nvidia-smi. On the H200 a double GEMM holds the board at its 700 W power cap, where the SM
-// clock falls from 1980 MHz to as low as 1620 and the same kernel runs 3-5% slower held than in
-// short runs (perf/LOG.md v13, v15): a GPU figure is comparable with another only at the clocks
-// each ran, so results carry them.
+// behind nvidia-smi. On the H200 a double GEMM holds the GPU at its 700 W power cap, where the SM
+// clock falls from 1980 MHz, to 1560 at the lowest in perf/LOG.md's runs, and the same kernel runs
+// 3-5% slower held than in short runs (perf/LOG.md v13, v15): a GPU figure is comparable with
+// another only at the clocks each ran, so results carry them.
 //
 // NVML is loaded at run time (libnvidia-ml.so.1, which the NVIDIA driver installs beside
 // libcuda.so.1): a machine or container without it still runs tilemm, and its results say why they
@@ -24,21 +24,24 @@
 
 namespace tilemm {
 
-/// One reading of the GPU.
+/// One reading of the GPU; a part NVML did not answer is negative.
 struct GpuSample {
-  double sm_clock_mhz = 0;
-  double power_w = -1;             // < 0: no reading
-  std::uint64_t clock_events = 0;  // NVML's clock event reasons, a bit each
+  double sm_clock_mhz = -1;
+  double power_w = -1;
+  std::int64_t clock_events = -1;  // NVML's clock event reasons, a bit each
 };
 
 /// NVML's clock event reasons that tilemm reports (nvml.h: nvmlClocksEventReason*).
 namespace clock_event {
-constexpr std::uint64_t kSwPowerCap = 0x4;
-constexpr std::uint64_t kThermal = 0x20 | 0x40;  // software, hardware thermal slowdown
+constexpr std::int64_t kSwPowerCap = 0x4;
+// Hardware slowdown, software and hardware thermal slowdown, hardware power brake (an external
+// signal, such as from the node's power supply).
+constexpr std::int64_t kSlowdown = 0x8 | 0x20 | 0x40 | 0x80;
 }  // namespace clock_event
 
-/// The samples' median and lowest SM clock, median power (of the samples that have one), and the
-/// fractions of samples with the power cap or a thermal slowdown. Nothing without samples.
+/// The samples' median and lowest SM clock and median power (each of the samples that have one),
+/// and the fractions of the samples with event reasons that show the power cap or a slowdown.
+/// Nothing without samples; a part no sample has stays negative.
 std::optional<GpuTelemetry> summarize(const std::vector<GpuSample>& samples);
 
 /// NVML opened for one GPU.
@@ -55,14 +58,15 @@ class GpuMonitor {
   GpuMonitor& operator=(const GpuMonitor&) = delete;
 
   bool available() const { return nvml_ != nullptr; }
-  /// For the results' context: gpu_telemetry ("NVML <version>, every 10 ms", or "unavailable:
-  /// <why>"), and the board's power limit and highest SM clock.
+  /// For the results' context: gpu_telemetry ("NVML <version>, every 10 ms, power instantaneous",
+  /// or "unavailable: <why>"), the GPU's power limit and highest SM clock, and its MIG mode.
   const Facts& facts() const { return facts_; }
   /// A reading now.
   GpuSample sample() const;
 
   /// Samples the GPU every kPeriod on a thread of its own, from construction until finish() (or
-  /// destruction): around a kernel's timed runs.
+  /// destruction): around a kernel's timed runs. The thread takes no signals (the CLI's handlers
+  /// stay on the main thread), and where no thread can be made there are no samples.
   class Watch {
    public:
     explicit Watch(const GpuMonitor* monitor);

@@ -56,7 +56,7 @@ const std::vector<std::string>& result_columns() {
       "time_mean_s",  "gflops",       "gflops_best",  "error",        "tolerance",
       "verdict",      "seed",         "data",         "c_out",        "spec",
       "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
-      "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_thermal_slowdown"};
+      "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown"};
   // clang-format on
   return columns;
 }
@@ -109,17 +109,18 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["device"] = context.backend.device;
   row["hostname"] = context.hostname;
   row["utc_time"] = context.utc_time;
-  // The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, or without NVML.
-  const auto gpu = [&r](auto value) {
-    return r.gpu ? nlohmann::ordered_json(value(*r.gpu)) : nlohmann::ordered_json();
+  // The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, without NVML, and for a part
+  // that NVML never gave (negative).
+  const auto gpu = [&r](double GpuTelemetry::*part) {
+    return r.gpu && (*r.gpu).*part >= 0 ? nlohmann::ordered_json((*r.gpu).*part)
+                                        : nlohmann::ordered_json();
   };
-  row["gpu_samples"] = gpu([](const GpuTelemetry& t) { return t.samples; });
-  row["gpu_sm_clock_mhz"] = gpu([](const GpuTelemetry& t) { return t.sm_clock_mhz; });
-  row["gpu_sm_clock_mhz_min"] = gpu([](const GpuTelemetry& t) { return t.sm_clock_mhz_min; });
-  row["gpu_power_w"] = r.gpu && r.gpu->power_w >= 0 ? nlohmann::ordered_json(r.gpu->power_w)
-                                                    : nlohmann::ordered_json();
-  row["gpu_power_capped"] = gpu([](const GpuTelemetry& t) { return t.power_capped; });
-  row["gpu_thermal_slowdown"] = gpu([](const GpuTelemetry& t) { return t.thermal_slowdown; });
+  row["gpu_samples"] = r.gpu ? nlohmann::ordered_json(r.gpu->samples) : nlohmann::ordered_json();
+  row["gpu_sm_clock_mhz"] = gpu(&GpuTelemetry::sm_clock_mhz);
+  row["gpu_sm_clock_mhz_min"] = gpu(&GpuTelemetry::sm_clock_mhz_min);
+  row["gpu_power_w"] = gpu(&GpuTelemetry::power_w);
+  row["gpu_power_capped"] = gpu(&GpuTelemetry::power_capped);
+  row["gpu_slowdown"] = gpu(&GpuTelemetry::slowdown);
   return row;
 }
 

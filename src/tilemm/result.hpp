@@ -19,13 +19,14 @@ struct TimeStats {
 /// What the GPU did during a result's timed runs, sampled through NVML (gpu_monitor.hpp). Under a
 /// power cap the same kernel runs at another clock held than in a short run, so a GPU figure is
 /// read with its clock.
+/// A part that NVML never gave is negative.
 struct GpuTelemetry {
   int samples = 0;
-  double sm_clock_mhz = 0;      // median of the samples
-  double sm_clock_mhz_min = 0;  // lowest
-  double power_w = -1;          // median board power; < 0 when the board gave no reading
-  double power_capped = 0;  // fraction of samples in which the software power cap held the clock
-  double thermal_slowdown = 0;  // fraction in which a thermal slowdown (software or hardware) did
+  double sm_clock_mhz = -1;      // median of the samples
+  double sm_clock_mhz_min = -1;  // lowest
+  double power_w = -1;           // median GPU power
+  double power_capped = -1;  // fraction of samples in which the software power cap held the clock
+  double slowdown = -1;      // fraction in which a thermal or hardware slowdown did
 };
 
 struct Result {

@@ -66,22 +66,6 @@ std::string bytes_text(std::size_t bytes) {
   return text;
 }
 
-/// The GPU a backend runs on, watched through NVML (opened at first use); nullptr on a CPU.
-const GpuMonitor* gpu_monitor(const std::string& name) {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (name == "cuda") {
-    static const GpuMonitor monitor([] {
-      char bus_id[64] = "";
-      cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), Kokkos::Cuda().cuda_device());
-      return std::string(bus_id);
-    }());
-    return &monitor;
-  }
-#endif
-  (void)name;
-  return nullptr;
-}
-
 }  // namespace
 
 std::vector<std::string> available_backends() {
@@ -231,6 +215,21 @@ bool run(const Plan& plan, const std::string& name,
     on_result(res);
   }
   return true;
+}
+
+const GpuMonitor* gpu_monitor(const std::string& name) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (name == "cuda") {
+    static const GpuMonitor monitor([] {
+      char bus_id[64] = "";
+      cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), Kokkos::Cuda().cuda_device());
+      return std::string(bus_id);
+    }());
+    return &monitor;
+  }
+#endif
+  (void)name;
+  return nullptr;
 }
 
 std::vector<std::pair<std::string, std::string>> telemetry_facts(const std::string& name) {

@@ -76,6 +76,10 @@ struct BackendInfo {
   std::vector<std::pair<std::string, std::string>> details;  // e.g. CUDA versions, SM count
 };
 BackendInfo describe_backend(const std::string& name);
+class GpuMonitor;
+/// The GPU `backend` runs on, watched through NVML (gpu_monitor.hpp; opened at first use): for CUDA
+/// a monitor, which may be unavailable; nullptr for a CPU backend.
+const GpuMonitor* gpu_monitor(const std::string& backend);
 /// What the results' context says of the GPU's telemetry on `backend` (gpu_monitor.hpp): on CUDA
 /// gpu_telemetry, and the board's power limit and highest SM clock; nothing on a CPU backend.
 std::vector<std::pair<std::string, std::string>> telemetry_facts(const std::string& backend);

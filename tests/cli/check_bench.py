@@ -59,6 +59,12 @@ def main(bench, spec):
             fail("%s: error %r above tolerance %r" % (b["name"], b["error"], b["tolerance"]))
         if kernel in ("tiled", "register-tiled") and not b.get("label"):
             fail("%s: no tile in the label" % b["name"])
+        # On a GPU whose NVML tilemm opened, the CLI's gpu_* readings as counters; none on a CPU.
+        if str(doc["context"].get("gpu_telemetry", "")).startswith("NVML "):
+            if not (b.get("gpu_sm_clock_mhz", 0) > 0 and 0 <= b.get("gpu_power_capped", -1) <= 1):
+                fail("%s: no GPU clock or capped fraction: %r" % (b["name"], b))
+        elif "gpu_sm_clock_mhz" in b:
+            fail("%s: a GPU clock without NVML: %r" % (b["name"], b))
 
     rc, text = run(bench, "--spec", spec, "--kernels", "tiled,kokkos-kernels",
                    "--benchmark_min_time=0.01")

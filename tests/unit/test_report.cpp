@@ -71,16 +71,14 @@ TEST(Report, ContractColumnsAreAllPresent) {
   EXPECT_DOUBLE_EQ(row["time_median_s"].get<double>(), 0.003);
 }
 
-// The GPU's columns are null on a CPU (no telemetry), and a board without power readings leaves
-// gpu_power_w null.
+// The GPU's columns are null on a CPU (no telemetry), and each part NVML never gave is null.
 TEST(Report, GpuTelemetryColumns) {
   const Problem p = sample_problem();
   Result r = sample_result(p);
+  const char* columns[] = {"gpu_samples",          "gpu_sm_clock_mhz", "gpu_sm_clock_mhz_min",
+                           "gpu_power_w",          "gpu_power_capped", "gpu_slowdown"};
   auto row = result_row(r, RunContext{});
-  for (const char* key : {"gpu_samples", "gpu_sm_clock_mhz", "gpu_sm_clock_mhz_min", "gpu_power_w",
-                          "gpu_power_capped", "gpu_thermal_slowdown"}) {
-    EXPECT_TRUE(row[key].is_null()) << key;
-  }
+  for (const char* key : columns) EXPECT_TRUE(row[key].is_null()) << key;
   r.gpu = GpuTelemetry{12, 1905, 1635, 698.5, 0.75, 0};
   row = result_row(r, RunContext{});
   EXPECT_EQ(row["gpu_samples"], 12);
@@ -88,9 +86,13 @@ TEST(Report, GpuTelemetryColumns) {
   EXPECT_DOUBLE_EQ(row["gpu_sm_clock_mhz_min"].get<double>(), 1635);
   EXPECT_DOUBLE_EQ(row["gpu_power_w"].get<double>(), 698.5);
   EXPECT_DOUBLE_EQ(row["gpu_power_capped"].get<double>(), 0.75);
-  EXPECT_DOUBLE_EQ(row["gpu_thermal_slowdown"].get<double>(), 0);
-  r.gpu->power_w = -1;
-  EXPECT_TRUE(result_row(r, RunContext{})["gpu_power_w"].is_null());
+  EXPECT_DOUBLE_EQ(row["gpu_slowdown"].get<double>(), 0);
+  r.gpu = GpuTelemetry{3};  // samples, but NVML answered none of them
+  row = result_row(r, RunContext{});
+  EXPECT_EQ(row["gpu_samples"], 3);
+  for (const char* key : columns) {
+    if (std::string(key) != "gpu_samples") EXPECT_TRUE(row[key].is_null()) << key;
+  }
 }
 
 TEST(Report, NonFiniteErrorIsNullInJson) {
