@@ -16,16 +16,16 @@ TEST(GpuTelemetry, SummaryOfSamples) {
       {1980, 690.0, 0},
       {1710, 701.5, clock_event::kSwPowerCap},
       {1830, -1, clock_event::kSwPowerCap | 0x20},  // no power reading; a software thermal slowdown
-      {1620, 699.0, 0x80},                           // the hardware power brake
-      {-1, -1, -1},                                  // NVML answered nothing
+      {1620, 699.0, 0x80},                          // the hardware power brake
+      {-1, -1, -1},                                 // NVML answered nothing
   };
   const auto t = summarize(samples);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->samples, 5);
   EXPECT_DOUBLE_EQ(t->sm_clock_mhz, 0.5 * (1710 + 1830));  // of the four clocks read
-  EXPECT_DOUBLE_EQ(t->sm_clock_mhz_min, 1620);              // not the unanswered one
-  EXPECT_DOUBLE_EQ(t->power_w, 699.0);                      // the median of the three readings
-  EXPECT_DOUBLE_EQ(t->power_capped, 0.5);                   // of the four event readings
+  EXPECT_DOUBLE_EQ(t->sm_clock_mhz_min, 1620);             // not the unanswered one
+  EXPECT_DOUBLE_EQ(t->power_w, 699.0);                     // the median of the three readings
+  EXPECT_DOUBLE_EQ(t->power_capped, 0.5);                  // of the four event readings
   EXPECT_DOUBLE_EQ(t->slowdown, 0.5);
 }
 

@@ -75,8 +75,8 @@ TEST(Report, ContractColumnsAreAllPresent) {
 TEST(Report, GpuTelemetryColumns) {
   const Problem p = sample_problem();
   Result r = sample_result(p);
-  const char* columns[] = {"gpu_samples",          "gpu_sm_clock_mhz", "gpu_sm_clock_mhz_min",
-                           "gpu_power_w",          "gpu_power_capped", "gpu_slowdown"};
+  const char* columns[] = {"gpu_samples", "gpu_sm_clock_mhz", "gpu_sm_clock_mhz_min",
+                           "gpu_power_w", "gpu_power_capped", "gpu_slowdown"};
   auto row = result_row(r, RunContext{});
   for (const char* key : columns) EXPECT_TRUE(row[key].is_null()) << key;
   r.gpu = GpuTelemetry{12, 1905, 1635, 698.5, 0.75, 0};
