@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <memory>
 #include <utility>
@@ -22,15 +21,6 @@ namespace {
 std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
          "." + std::to_string(KOKKOS_VERSION % 100);
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 }  // namespace
@@ -85,7 +75,7 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
     const char* value = std::getenv(name);
     c.environment.emplace_back(name, value ? value : "");
   }
-  c.utc_time = utc_now();
+  c.utc_time = system_info::utc_now();
   c.hostname = system_info::hostname();
   c.command_line = command_line;
   for (const auto& file : spec_files) c.inputs.push_back({file, sha256_of_file(file)});

@@ -108,7 +108,9 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["spec"] = p.origin.file;
   row["device"] = context.backend.device;
   row["hostname"] = context.hostname;
-  row["utc_time"] = context.utc_time;
+  // When this result was done; a long sweep's rows are hours apart, and a site's power or job logs
+  // line up with them. (The context's utc_time is when the run began.)
+  row["utc_time"] = r.utc_time.empty() ? context.utc_time : r.utc_time;
   // The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, without NVML, and for a part
   // that NVML never gave (negative).
   const auto gpu = [&r](double GpuTelemetry::*part) {

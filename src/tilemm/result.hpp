@@ -43,6 +43,7 @@ struct Result {
   bool passed = false;
   std::string c_out;                // the file C was written to, if any
   std::optional<GpuTelemetry> gpu;  // on a GPU whose NVML tilemm could open
+  std::string utc_time;  // when the result was done (UTC, ISO 8601); "" in results made by hand
 
   /// "16x16x16" for tiled kernels, "" for kernels without a tile.
   std::string tile_text() const { return launch.tile.bm ? launch.tile.to_string() : ""; }

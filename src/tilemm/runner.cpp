@@ -209,6 +209,7 @@ bool run(const Plan& plan, const std::string& name,
     } catch (const std::exception& e) {
       throw run_failure(plan, name, e);
     }
+    res.utc_time = system_info::utc_now();
     res.passed = res.error <= res.tolerance;
     res.gflops = flops / res.time.median * 1e-9;
     res.gflops_best = flops / res.time.min * 1e-9;

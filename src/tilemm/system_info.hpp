@@ -12,5 +12,7 @@ std::size_t host_memory_total();  // bytes
 /// Bytes a new host allocation can get: MemAvailable, capped by the address-space limit
 /// (`ulimit -v`) minus what the process already maps.
 std::size_t host_memory_available();
+/// The time now in UTC, ISO 8601 to the second: "2026-11-25T12:07:37Z".
+std::string utc_now();
 
 }  // namespace tilemm::system_info

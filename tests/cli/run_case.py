@@ -67,6 +67,10 @@ def check_results(json_path, csv_path, rows, verdict, backend, concurrency, stat
     if concurrency and context["concurrency"] != concurrency:
         fail("concurrency %r, expected %r" % (context["concurrency"], concurrency))
     results = doc["results"]
+    # Each row's utc_time is when its result was done: not before the run began, in run order.
+    times = [context["utc_time"]] + [row.get("utc_time", "") for row in results]
+    if times != sorted(times):
+        fail("row times out of order, or before the run's %r: %r" % (context["utc_time"], times[1:]))
     if rows is not None and len(results) != rows:
         fail("%d result rows, expected %d" % (len(results), rows))
     for row in results:

@@ -95,6 +95,17 @@ TEST(Report, GpuTelemetryColumns) {
   }
 }
 
+// A row's utc_time is when its result was done; a result made without one takes the run's.
+TEST(Report, RowTimeIsTheResults) {
+  const Problem p = sample_problem();
+  Result r = sample_result(p);
+  RunContext context;
+  context.utc_time = "2026-11-25T12:00:00Z";
+  EXPECT_EQ(result_row(r, context)["utc_time"], "2026-11-25T12:00:00Z");
+  r.utc_time = "2026-11-25T13:30:05Z";
+  EXPECT_EQ(result_row(r, context)["utc_time"], "2026-11-25T13:30:05Z");
+}
+
 TEST(Report, NonFiniteErrorIsNullInJson) {
   const Problem p = sample_problem();
   Result r = sample_result(p);
