@@ -21,6 +21,7 @@
 #include <iostream>
 #include <memory>
 #include <regex>
+#include <utility>
 
 #include "tilemm/context.hpp"
 #include "tilemm/errors.hpp"
@@ -221,11 +222,14 @@ int run_benchmarks(int argc, char** argv) {
         state.counters["intensity"] = flops / bytes;
         state.counters["error"] = error;
         state.counters["tolerance"] = tolerance;
-        if (gpu) {  // the CLI's gpu_* columns, over the timed iterations
-          state.counters["gpu_sm_clock_mhz"] = gpu->sm_clock_mhz;
-          state.counters["gpu_sm_clock_mhz_min"] = gpu->sm_clock_mhz_min;
-          if (gpu->power_w >= 0) state.counters["gpu_power_w"] = gpu->power_w;
-          state.counters["gpu_power_capped"] = gpu->power_capped;
+        if (gpu) {  // the CLI's gpu_* columns over the timed iterations, each where NVML gave it
+          for (const auto& [name, value] :
+               {std::pair{"gpu_sm_clock_mhz", gpu->sm_clock_mhz},
+                std::pair{"gpu_sm_clock_mhz_min", gpu->sm_clock_mhz_min},
+                std::pair{"gpu_power_w", gpu->power_w},
+                std::pair{"gpu_power_capped", gpu->power_capped}}) {
+            if (value >= 0) state.counters[name] = value;
+          }
         }
         state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
         state.SetLabel(tile);
