@@ -14,15 +14,6 @@
 #endif
 
 namespace tilemm {
-namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
 
 std::optional<GpuTelemetry> summarize(const std::vector<GpuSample>& samples) {
   if (samples.empty()) return std::nullopt;
@@ -78,8 +69,9 @@ struct GpuMonitor::Nvml {
     if (instant_power) {
       nvmlFieldValue_t field{};
       field.fieldId = NVML_FI_DEV_POWER_INSTANT;
-      if (field_values(device, 1, &field) == NVML_SUCCESS && field.nvmlReturn == NVML_SUCCESS) {
-        return field.value.uiVal / 1000.0;  // milliwatts, an unsigned int
+      if (field_values(device, 1, &field) == NVML_SUCCESS && field.nvmlReturn == NVML_SUCCESS &&
+          field.valueType == NVML_VALUE_TYPE_UNSIGNED_INT) {
+        return field.value.uiVal / 1000.0;  // milliwatts
       }
       return -1;
     }
@@ -137,11 +129,9 @@ std::string GpuMonitor::open(const std::string& pci_bus_id) {
     return std::string("the SM clock: ") + error_string(status);
   }
 #ifdef NVML_FI_DEV_POWER_INSTANT
-  nvmlFieldValue_t field{};
-  field.fieldId = NVML_FI_DEV_POWER_INSTANT;
-  nvml->instant_power = nvml->field_values(nvml->device, 1, &field) == NVML_SUCCESS &&
-                        field.nvmlReturn == NVML_SUCCESS &&
-                        field.valueType == NVML_VALUE_TYPE_UNSIGNED_INT;
+  // The instantaneous reading where the GPU gives one (power() asks for it, then).
+  nvml->instant_power = true;
+  nvml->instant_power = nvml->power() >= 0;
 #endif
 
   char text[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE] = "";

@@ -5,6 +5,13 @@
 
 namespace tilemm {
 
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 TimeStats TimeStats::of(std::vector<double> samples) {
   TimeStats t;
   if (samples.empty()) return t;
@@ -12,7 +19,7 @@ TimeStats TimeStats::of(std::vector<double> samples) {
   const std::size_t n = samples.size();
   t.min = samples.front();
   t.max = samples.back();
-  t.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  t.median = median_of(samples);
   t.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
   return t;
 }

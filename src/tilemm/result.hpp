@@ -10,6 +10,9 @@
 
 namespace tilemm {
 
+/// The median of `values` (the mean of the middle two for an even count); 0 when there are none.
+double median_of(std::vector<double> values);
+
 struct TimeStats {
   double min = 0, median = 0, max = 0, mean = 0;  // seconds
 
