@@ -7,8 +7,15 @@
 
 Inputs, told apart by their content (any number, from any machine and backend):
   - the tilemm CLI's --json file  {"schema": "tilemm.results/1", "context": {...}, "results": [...]}
+    (its GFLOP/s come from the median time of the timed runs; the --csv twin is not read: it lacks
+    the run's context)
   - Google Benchmark JSON from tilemm-bench (--benchmark_out=F --benchmark_out_format=json); with
-    repetitions the median aggregate is used, else the iteration runs (their median).
+    repetitions the median aggregate is used, else the runs (a run's time is the mean of its
+    iterations; several runs, their median)
+A file named twice, or two copies of one file, is read once.
+
+Exit status: 0; 1 when no file held results, or when some files could not be read (the study is
+then made from the others, and the files left out are named); 2 for a bad option.
 
 Outputs, in --out:
   summary.csv          one row per result, with the fraction of the vendor library at the same problem
@@ -25,17 +32,21 @@ Definitions:
                     virtual machines are often generic)
   vendor library    the kokkos-kernels kernel (KokkosBlas::gemm: cuBLAS on CUDA, the linked BLAS on
                     CPU backends), matched on platform, precision, layout, ops, m, n, k and whether
-                    beta is 0; from the same file when it has one, else the fastest one recorded
+                    beta is 0. summary.csv's vendor_fraction: against the same file's result when
+                    it has one, else the fastest one recorded; best_fraction, which the plots and
+                    the portability figure use: against the fastest one recorded on the platform
   intensity         2mnk / minimal bytes: A and B read once, C written once, C read too if beta != 0
   portability       Pennycook's metric: per kernel and precision, the harmonic mean over platforms of
                     the efficiency (kernel / vendor GFLOP/s); the efficiency on a platform is taken at
                     the largest square n where both have a valid result (the kernel's best tile,
-                    layout or op there); 0 when the kernel has no such result on some platform
+                    layout or op there, over the platform's best vendor result for it); 0 when the
+                    kernel has no such result on some platform
   failing results   verdict "fail" (validation; tilemm-bench stops such a benchmark with "validation
                     failed: ...") or "error" (a benchmark stopped for another reason): kept in
                     summary.csv, never plotted or counted as performance
 """
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -85,8 +96,8 @@ OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "roofline
            "portability.csv", "portability.png"]
 COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision", "layout", "trans",
            "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "time_s", "error", "tolerance", "verdict",
-           "vendor_gflops", "vendor_fraction", "bytes", "intensity", "problem", "note", "format",
-           "source", "hostname", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
+           "vendor_gflops", "vendor_fraction", "best_vendor_gflops", "best_fraction", "bytes",
+           "intensity", "problem", "note", "format", "source", "hostname", "device_id", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
            "power_capped", "date"]
 
 
@@ -164,6 +175,7 @@ def read_cli(doc, source):
             "tolerance": r.get("tolerance"), "verdict": r.get("verdict"), "problem": r.get("name"),
             "note": "", "format": "tilemm-cli", "source": source,
             "hostname": r.get("hostname") or context.get("hostname"),
+            "device_id": context.get("cuda_device_id"),
             "git_hash": context.get("git_hash"), "build": build_of(context),
             "vendor_library": vendor_library_of(context),
             # The GPU's median SM clock and board power over the timed runs, and the fraction of
@@ -227,8 +239,8 @@ def pick_gbench_run(runs):
     good = iterations
     if not good:
         return None, ""
-    if len(good) == 1:
-        return dict(good[0]), ""
+    if len(good) == 1:  # Google Benchmark's time of a run is the mean of its iterations
+        return dict(good[0]), "mean of %s iterations" % good[0].get("iterations", "its")
     pick = dict(good[0])
     scale = TIME_UNIT.get(pick.get("time_unit", "ns"), 1e-9)
     pick["real_time"] = float(np.median([b["real_time"] * TIME_UNIT.get(b.get("time_unit", "ns"), 1e-9)
@@ -275,7 +287,7 @@ def read_gbench(doc, source):
                    source=source, device=context.get("device"),
                    backend=fields["backend"] or context.get("backend"),
                    hostname=context.get("hostname") or context.get("host_name"),
-                   git_hash=context.get("git_hash"), build=build_of(context),
+                   device_id=context.get("cuda_device_id"), git_hash=context.get("git_hash"), build=build_of(context),
                    vendor_library=vendor_library_of(context),
                    sm_clock_mhz=number(bench.get("gpu_sm_clock_mhz")),
                    power_w=number(bench.get("gpu_power_w")),
@@ -303,30 +315,58 @@ def read_gbench(doc, source):
     return rows
 
 
-def load(paths):
-    """All rows of all files, each file's format told by its content."""
-    rows, counts = [], {"tilemm-cli": 0, "gbench": 0}
-    for path in paths:
-        source = Path(path).name
-        try:
-            with open(path) as f:
-                doc = json.load(f)  # Google Benchmark may write NaN: Python's json reads it
-        except (OSError, ValueError) as error:
-            print("%s: skipped: %s" % (path, error), file=sys.stderr)
-            continue
+def read_file(path):
+    """(rows, format) of one result file; raises ValueError with the reason it cannot be read."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise ValueError(error.strerror or str(error))
+    if str(path).lower().endswith(".csv"):
+        raise ValueError("a CSV file: give the --json file of the same run (the CSV has the results "
+                         "but not the run's context: build, BLAS, threads)")
+    try:
+        doc = json.loads(data)  # Google Benchmark may write NaN: Python's json reads it
+    except ValueError as error:
+        raise ValueError("not JSON, or cut short: %s" % error)
+    source = str(path)
+    try:
         if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("tilemm.results/"):
             if doc.get("status") != "complete":
                 print("%s: status '%s': the file holds the results finished so far"
                       % (path, doc.get("status")), file=sys.stderr)
-            rows += read_cli(doc, source)
-            counts["tilemm-cli"] += 1
-        elif isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):
-            rows += read_gbench(doc, source)
-            counts["gbench"] += 1
-        else:
-            print("%s: skipped: neither a tilemm result file nor Google Benchmark JSON" % path,
-                  file=sys.stderr)
-    return rows, counts
+            return read_cli(doc, source), "tilemm-cli"
+        if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):
+            return read_gbench(doc, source), "gbench"
+    except KeyError as error:
+        raise ValueError("a result without the key %s (schema %r)" % (error, doc.get("schema")))
+    except (TypeError, AttributeError) as error:
+        raise ValueError("a result of unexpected form (%s)" % error)
+    raise ValueError("neither a tilemm result file nor Google Benchmark JSON")
+
+
+def load(paths):
+    """All rows of all files, each file's format told by its content; a file named twice (or two
+    copies of one file) is read once. Returns the rows, the count of files of each format and the
+    files that could not be read, with the reason."""
+    rows, counts, skipped, seen = [], {"tilemm-cli": 0, "gbench": 0}, [], {}
+    for path in paths:
+        try:
+            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            digest = None  # read_file says why
+        if digest in seen:
+            print("%s: the same content as %s: read once" % (path, seen[digest]), file=sys.stderr)
+            continue
+        try:
+            file_rows, kind = read_file(path)
+        except ValueError as error:
+            print("%s: skipped: %s" % (path, error), file=sys.stderr)
+            skipped.append(path)
+            continue
+        seen[digest] = path
+        rows += file_rows
+        counts[kind] += 1
+    return rows, counts, skipped
 
 
 # -------------------------------------------------------------------------------------- deriving
@@ -349,7 +389,12 @@ PROBLEM_KEY = ["platform", "precision", "layout", "trans", "m", "n", "k", "beta_
 def add_vendor_fraction(df):
     """vendor_gflops and vendor_fraction of every valid row: the kokkos-kernels result of the same
     problem, from the same file when there is one (same session, same conditions), else the fastest
-    one. A vendor row is its own reference (fraction 1)."""
+    one. A vendor row is its own reference (fraction 1).
+
+    best_fraction: the row's GFLOP/s over the fastest kokkos-kernels result of the problem on the
+    platform, from any file. The plots and the portability figure take the best row of a problem,
+    and take it by this: by vendor_fraction, a file whose baseline was slow (another BLAS, a build
+    without the vendor library) would win with a ratio its kernel never reached against the best."""
     vendor = df[df.valid & (df.kernel == VENDOR)]
     same_file = vendor.groupby(PROBLEM_KEY + ["source"]).gflops.max().rename("v_same")
     fastest = vendor.groupby(PROBLEM_KEY).gflops.max().rename("v_any")
@@ -358,6 +403,8 @@ def add_vendor_fraction(df):
     df.loc[df.kernel == VENDOR, "vendor_gflops"] = df.gflops
     df.loc[~df.valid, "vendor_gflops"] = np.nan
     df["vendor_fraction"] = df.gflops / df.vendor_gflops
+    df["best_vendor_gflops"] = df.v_any.where(df.valid)
+    df["best_fraction"] = df.gflops / df.best_vendor_gflops
     return df.drop(columns=["v_same", "v_any"])
 
 
@@ -379,16 +426,27 @@ def prepare(rows):
 
 
 def warn_mixed_platforms(df):
-    """A platform is a device name, a backend and a thread count: results from several machines or
-    builds that share them (a generic CPU name, nodes of one cluster, two compilers) are pooled, and
-    the plots take the best result of each problem among them. Say so: they may not be alike."""
+    """A platform is a device name, a backend and a thread count: results from several machines,
+    GPUs, builds or vendor libraries that share them (a generic CPU name, nodes of one cluster, two
+    compilers, a BLAS swapped in with LD_PRELOAD) are pooled, and the plots take the best result of
+    each problem among them, against the best vendor result. Say so: they may not be alike."""
+    def plural(count, word, words):
+        return "%d %s" % (count, word if count == 1 else words)
+
     for platform, here in df.groupby("platform"):
-        hosts, builds = here.hostname.dropna().nunique(), here.build.dropna().nunique()
-        if hosts > 1 or builds > 1:
-            print("note: platform '%s' pools %d host%s and %d build%s (%d files): its plots take "
-                  "each problem's best among them; summary.csv has the host and build of every row"
-                  % (platform, hosts, "" if hosts == 1 else "s", builds, "" if builds == 1 else "s",
-                     here.source.nunique()), file=sys.stderr)
+        hosts = here[["hostname", "device_id"]].fillna("").drop_duplicates().shape[0]
+        builds = here.build.dropna().nunique()
+        libraries = set(here.vendor_library.fillna("").replace("", "not recorded"))
+        if hosts > 1 or builds > 1 or len(libraries) > 1:
+            print("note: platform '%s' pools %s, %s and %s (%s): its plots and portability take "
+                  "each problem's best result over the best %s result among them; summary.csv has "
+                  "the host, build and vendor library of every row%s"
+                  % (platform, plural(hosts, "host or GPU", "hosts or GPUs"),
+                     plural(builds, "build", "builds"),
+                     plural(len(libraries), "vendor library", "vendor libraries"),
+                     plural(here.source.nunique(), "file", "files"), VENDOR,
+                     (", and its vendor_fraction is against the same file's %s" % VENDOR)
+                     if len(libraries) > 1 else ""), file=sys.stderr)
 
 
 def portability(df):
@@ -407,18 +465,18 @@ def portability(df):
             efficiencies = []
             for platform in platforms:
                 candidates = here[(here.kernel == kernel) & (here.platform == platform) & here.square
-                                  & here.vendor_fraction.notna()]
+                                  & here.best_fraction.notna()]
                 row = {"kernel": kernel, "precision": precision, "platform": platform}
                 if candidates.empty:
-                    has_valid = (here[(here.kernel == kernel) & (here.platform == platform)].valid.any())
-                    row.update(n=np.nan, gflops=np.nan, vendor_gflops=np.nan, efficiency=0.0,
-                               note="no square size shared with %s" % VENDOR if has_valid
-                               else "no valid result")
+                    ran = here[(here.kernel == kernel) & (here.platform == platform)]
+                    note = ("not run" if ran.empty else "no valid result" if not ran.valid.any()
+                            else "no square size shared with %s" % VENDOR)
+                    row.update(n=np.nan, gflops=np.nan, vendor_gflops=np.nan, efficiency=0.0, note=note)
                 else:
                     largest = candidates[candidates.n == candidates.n.max()]
-                    best = largest.loc[largest.vendor_fraction.idxmax()]
-                    row.update(n=int(best.n), gflops=best.gflops, vendor_gflops=best.vendor_gflops,
-                               efficiency=best.vendor_fraction, tile=best.tile,
+                    best = largest.loc[largest.best_fraction.idxmax()]
+                    row.update(n=int(best.n), gflops=best.gflops, vendor_gflops=best.best_vendor_gflops,
+                               efficiency=best.best_fraction, tile=best.tile,
                                layout=best.layout, trans=best.trans, source=best.source, note="")
                 inputs.append(row)
                 efficiencies.append(row["efficiency"])
@@ -477,6 +535,7 @@ def panel_grid(platforms, precisions, width=5.4, height=4.0):
 def finish(fig, path, title, handles, ncol=6):
     """Title (wrapped to the figure's width), one legend for all panels under it, then save."""
     width, height = fig.get_size_inches()
+    ncol = max(1, min(ncol, int(width / 1.45)))  # about 1.4 inches an entry, or it is cut off
     lines = textwrap.wrap(title, width=int(width * 9.5))
     title_inches = 0.12 + 0.24 * len(lines)
     legend_rows = math.ceil(len(handles) / ncol)
@@ -503,7 +562,9 @@ def square_lines(data, value):
 def plot_against_size(df, value, path, ylabel, title, log_y, reference=None):
     data = df[df.valid & df.square & df[value].notna()]
     if data.empty:
-        print("no square results: %s not written" % path)
+        failed = (df.square & ~df.valid).sum()
+        print("no %ssquare results: %s not written"
+              % ("valid " if failed else "", path) + (" (%d failed)" % failed if failed else ""))
         return
     platforms = sorted(data.platform.unique())
     precisions = sorted(data.precision.unique())
@@ -568,6 +629,9 @@ def roof_of(device, platform, precision, peaks, bandwidths):
 
 def plot_roofline(df, path, peaks, bandwidths):
     data = df[df.valid]
+    if data.empty:
+        print("roofline: no valid results: %s not written" % path)
+        return
     panels, skipped = [], []
     for (platform, device, precision), _ in data.groupby(["platform", "device", "precision"]):
         peak, bandwidth = roof_of(device, platform, precision, peaks, bandwidths)
@@ -732,13 +796,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     # Checked before anything is read or written: a typo must not leave a half-made plot folder.
     peaks, bandwidths = parse_figures(args.peak, "peak"), parse_figures(args.bandwidth, "bandwidth")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        sys.exit("plot.py: --out %s: exists and is not a folder" % out)
 
-    rows, counts = load(args.files)
+    rows, counts, skipped = load(args.files)
     if not rows:
         sys.exit("plot.py: no results in %d files" % len(args.files))
     df = prepare(rows)
     warn_mixed_platforms(df)
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in OUTPUTS:  # a plot this run cannot make must not survive from an older run
         (out / name).unlink(missing_ok=True)
@@ -761,9 +827,9 @@ def main(argv=None):
     print("wrote %s" % (out / "summary.csv"))
 
     platforms = platform_list(df.platform.unique())
-    plot_against_size(df, "gflops", out / "gflops_vs_size.png", "GFLOP/s (median time)",
+    plot_against_size(df, "gflops", out / "gflops_vs_size.png", "GFLOP/s",
                       "GFLOP/s of square GEMM: " + platforms, log_y=True)
-    plot_against_size(df[df.kernel != VENDOR], "vendor_fraction", out / "vendor_fraction.png",
+    plot_against_size(df[df.kernel != VENDOR], "best_fraction", out / "vendor_fraction.png",
                       "fraction of %s GFLOP/s" % VENDOR,
                       "Fraction of the vendor library reached (%s = 1, dashed): %s"
                       % (VENDOR, platforms), log_y=False, reference=1.0)
@@ -775,6 +841,10 @@ def main(argv=None):
         print("wrote %s" % (out / "portability.csv"))
         plot_portability(figures, inputs, out / "portability.png")
         print_portability(figures, inputs)
+    if skipped:  # the study is made from the rest; the exit status says that it lacks them
+        print("plot.py: %d of %d files could not be read and are not in this study: %s"
+              % (len(skipped), len(args.files), ", ".join(map(str, skipped))), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -2,6 +2,7 @@
 # Turns every result file in a folder (default results/, where perf/slurm/*.sbatch write) into the
 # study: RESULTS/plots/summary.csv, the PNG plots and the performance-portability figure.
 #   perf/slurm/plot.sh [RESULTS] [perf/plot.py options, e.g. --peak 'DEVICE:double=GFLOPS']
+# Exit status: perf/plot.py's (1 when a file could not be read: the study is made from the rest).
 # PYTHON: the Python with pandas and matplotlib (default: python3, or the system's /usr/bin/python3
 # when python3, such as a module's or a virtual environment's, lacks them).
 # After the runs, as a job of its own (seconds, one core):
@@ -15,10 +16,14 @@
 set -euo pipefail
 caller=$PWD
 cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"  # the repository root
-results=${1:-results}
-# A folder named on the command line is where the caller says: relative to the caller's folder.
-if (($#)) && [[ $results != /* ]]; then results=$caller/$results; fi
-(($#)) && shift
+results=results
+# A folder named on the command line (the first argument, unless it is an option) is where the
+# caller says: relative to the caller's folder.
+if (($#)) && [[ $1 != -* ]]; then
+  results=$1
+  [[ $results == /* ]] || results=$caller/$results
+  shift
+fi
 shopt -s nullglob
 files=("$results"/*.json)
 ((${#files[@]})) || { echo "plot.sh: no .json files in $results/" >&2; exit 2; }

@@ -213,6 +213,55 @@ def check_portability(out, results, stdout):
     check("Performance portability" in stdout, "the figure is printed as a table")
 
 
+def check_weak_baseline(tmp, env):
+    """A second run of the same machine against a slow BLAS (a reference BLAS swapped in) must not
+    raise the kernel's efficiency: the plots divide the best result by the best vendor result."""
+    with open(CLI_FILES[0]) as f:
+        doc = json.load(f)
+    weak = json.loads(json.dumps(doc))
+    weak["context"]["blas"] = "unidentified BLAS"
+    weak["context"]["blas_library"] = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+    for r in weak["results"]:
+        if r["kernel"] == "kokkos-kernels":
+            r["gflops"] /= 10
+    path = tmp / "weak-baseline.json"
+    path.write_text(json.dumps(weak))
+    out = tmp / "weak-plots"
+    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], str(path), "--out", str(out)],
+                         capture_output=True, text=True, env=env)
+    check(run.returncode == 0 and "2 vendor libraries" in run.stderr,
+          "two runs against two BLAS on one platform: a note says that they are pooled")
+    with open(out / "portability.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["kernel"] == "register-tiled" and r["precision"] == "float"]
+    results = [dict(r, platform=platform_of(doc["context"], r)) for r in doc["results"]]
+    expected = expected_efficiency(results, rows[0]["platform"] if rows else "", "register-tiled", "float")
+    check(len(rows) == 1 and close(number(rows[0]["efficiency"]), expected),
+          "the efficiency is against the fastest BLAS (%.4f), not the slow one's tenfold" % expected)
+
+
+def check_bad_inputs(tmp, env):
+    """A CSV file, a missing file and an --out that is a file get messages, not tracebacks."""
+    csv_file = ROOT / "perf" / "results" / "2026-11-25-h200-square-gpu-3f9c602.csv"
+    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], str(csv_file), str(tmp / "none.json"),
+                          "--out", str(tmp / "bad-plots")], capture_output=True, text=True, env=env)
+    check(run.returncode == 1 and "a CSV file: give the --json file" in run.stderr
+          and "none.json: skipped" in run.stderr and "Traceback" not in run.stderr
+          and (tmp / "bad-plots" / "summary.csv").exists(),
+          "a CSV and a missing file are named and left out, the rest is plotted, exit status 1")
+    broken = tmp / "broken.json"
+    broken.write_text('{"schema": "tilemm.results/9", "status": "complete", "results": [{"m": 1}]}')
+    a_file = tmp / "a-file"
+    a_file.write_text("")
+    run = subprocess.run([sys.executable, str(PLOT), str(broken), "--out", str(tmp / "broken-plots")],
+                         capture_output=True, text=True, env=env)
+    check(run.returncode == 1 and "without the key 'kernel'" in run.stderr and "Traceback" not in run.stderr,
+          "a result file of another form is skipped with a message, not a traceback")
+    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file)],
+                         capture_output=True, text=True, env=env)
+    check(run.returncode == 1 and "is not a folder" in run.stderr and "Traceback" not in run.stderr,
+          "--out naming a file is refused with a message")
+
+
 def main():
     if not all(importlib.util.find_spec(m) for m in ("pandas", "numpy", "matplotlib")):
         print("SKIP: %s has no pandas/numpy/matplotlib (Debian: python3-pandas python3-matplotlib)"
@@ -225,16 +274,19 @@ def main():
         junk = Path(tmp) / "not-a-result.json"
         junk.write_text('{"hello": 1}')
         env = dict(os.environ, MPLCONFIGDIR=tmp)  # matplotlib's cache, not the user's home
+        # The fixture named twice: read once.
         run = subprocess.run([sys.executable, str(PLOT)] + CLI_FILES +
-                             [str(FIXTURE), str(junk), "--out", str(out),
+                             [str(FIXTURE), str(FIXTURE), str(junk), "--out", str(out),
                               "--peak", "Synthetic Test CPU:float=200", "--bandwidth", "Synthetic Test CPU=20"],
                              capture_output=True, text=True, env=env)
         print(run.stdout + run.stderr)
-        check(run.returncode == 0, "perf/plot.py exited with 0 (got %d)" % run.returncode)
-        check("not-a-result.json: skipped" in run.stderr, "a JSON file of neither format is skipped with a message")
+        check(run.returncode == 1, "perf/plot.py exited with 1, a file left out (got %d)" % run.returncode)
+        check("not-a-result.json: skipped" in run.stderr and "1 of 6 files could not be read" in run.stderr,
+              "a JSON file of neither format is skipped with a message, and named at the end")
+        check("the same content as" in run.stderr, "a file named twice is read once, with a message")
         check("no peak known for Intel(R) Xeon(R) Processor" in run.stdout,
               "the CPU roofline without --peak is skipped with a message")
-        if run.returncode == 0:
+        if run.returncode == 1:
             check_pngs(out)
             check_summary(out, results, run.stdout)
             check_portability(out, results, run.stdout)
@@ -252,6 +304,8 @@ def main():
               "a bandwidth of 0 is refused before the folder is touched")
         check_vendor_library_names()
         check_gpu_telemetry()
+        check_weak_baseline(Path(tmp), env)
+        check_bad_inputs(Path(tmp), env)
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
