@@ -10,6 +10,7 @@
 #include "tilemm/errors.hpp"
 #include "tilemm/gpu_monitor.hpp"
 #include "tilemm/system_info.hpp"
+#include "tilemm/vendor_library.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -87,6 +88,28 @@ void check_backend(const std::string& name) {
   }
 }
 
+namespace {
+
+/// Address space OpenBLAS maps for its buffer when a thread first calls it: BUFFER_SIZE on x86-64
+/// (32 << 22 bytes) and a page. When the map fails, as under a tight `ulimit -v`, OpenBLAS tries
+/// again for ever, and the run hangs in the reference product: the plan keeps it free. (Its other
+/// threads' buffers are mapped when it starts, before any plan, and are counted as mapped.)
+constexpr std::size_t kOpenBlasBuffer = (std::size_t(32) << 22) + 4096;
+
+/// What the host BLAS still has to map that the address-space limit must leave room for.
+std::size_t blas_reserve() {
+  if (!system_info::address_space_limited()) return 0;
+  static const bool openblas = [] {
+    for (const auto& [key, value] : vendor_library::describe(false)) {
+      if (key == "blas") return value.rfind("OpenBLAS", 0) == 0;
+    }
+    return false;
+  }();
+  return openblas ? kOpenBlasBuffer : 0;
+}
+
+}  // namespace
+
 std::size_t memory_available(const std::string& name) {
 #ifdef KOKKOS_ENABLE_CUDA
   if (name == "cuda") {
@@ -96,8 +119,18 @@ std::size_t memory_available(const std::string& name) {
   }
 #endif
   (void)name;
-  return system_info::host_memory_available();
+  return system_info::host_memory_available(blas_reserve());
 }
+
+namespace {
+
+/// Why fewer bytes are available than the limit leaves, where that is so.
+std::string memory_note(const std::string& name) {
+  if (name == "cuda" || blas_reserve() == 0) return "";
+  return " (under ulimit -v, less 128 MiB kept for the buffer OpenBLAS maps on its first call)";
+}
+
+}  // namespace
 
 std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& name) {
   const BackendOps& b = backend(name);
@@ -122,7 +155,7 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
                            " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " " +
                            to_string(p.precision) + " needs " + bytes_text(plan.bytes_needed) +
                            " of " + (b.on_host ? "host" : "device") + " memory; " +
-                           bytes_text(available) + " are available");
+                           bytes_text(available) + " are available" + memory_note(name));
     }
     plans.push_back(plan);
   }

@@ -52,16 +52,22 @@ std::size_t host_memory_total() {
   return kib_field("/proc/meminfo", "MemTotal");
 }
 
-std::size_t host_memory_available() {
+std::size_t host_memory_available(std::size_t reserved) {
   std::size_t available = kib_field("/proc/meminfo", "MemAvailable");
   if (available == 0) available = std::numeric_limits<std::size_t>::max();
   rlimit limit{};
   if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
     const std::size_t mapped = kib_field("/proc/self/status", "VmSize");
-    const std::size_t cap = limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+    const std::size_t used = mapped + reserved;
+    const std::size_t cap = limit.rlim_cur > used ? limit.rlim_cur - used : 0;
     available = std::min(available, cap);
   }
   return available;
+}
+
+bool address_space_limited() {
+  rlimit limit{};
+  return ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
 }
 
 std::string utc_now() {

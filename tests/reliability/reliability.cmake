@@ -74,6 +74,14 @@ if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
   message(STATUS "tilemm: reliability.address_space_limit is disabled in this build: "
                  "AddressSanitizer and the CUDA runtime cannot start under an address-space limit")
 endif()
+# As the limit shrinks, the first limit that stops a small run refuses it cleanly (3): OpenBLAS's
+# buffer, mapped on its first call, is kept free, or the run would hang in the reference product.
+tilemm_reliability_test(address_space_sweep ${Python3_EXECUTABLE} ${RELIABILITY}/limit_sweep.py
+  ${TILEMM} ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND})
+set_tests_properties(reliability.address_space_sweep PROPERTIES SKIP_RETURN_CODE 77)
+if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
+  set_tests_properties(reliability.address_space_sweep PROPERTIES DISABLED TRUE)
+endif()
 # A limit tilemm does not see (`ulimit -d`): the allocation fails; tilemm reports it with the
 # problem and the bytes it needs, exit status 3, and the files say "failed: ...". Under ASan, whose
 # shadow memory a data limit also stops, its allocator's own limit makes the allocation fail.
