@@ -315,6 +315,18 @@ def read_gbench(doc, source):
     return rows
 
 
+def checked(rows):
+    """The rows, once their extents and thread counts are numbers (else ValueError, naming one)."""
+    for row in rows:
+        for key in ("m", "n", "k"):
+            if isinstance(row[key], bool) or not isinstance(row[key], int) or row[key] < 1:
+                raise ValueError("a result whose %s is %r, not a whole number >= 1" % (key, row[key]))
+        threads = row.get("concurrency")
+        if threads not in (None, "") and number(threads) is None:
+            raise ValueError("a context whose concurrency is %r, not a number" % (threads,))
+    return rows
+
+
 def read_file(path):
     """(rows, format) of one result file; raises ValueError with the reason it cannot be read."""
     try:
@@ -334,9 +346,12 @@ def read_file(path):
             if doc.get("status") != "complete":
                 print("%s: status '%s': the file holds the results finished so far"
                       % (path, doc.get("status")), file=sys.stderr)
-            return read_cli(doc, source), "tilemm-cli"
+            return checked(read_cli(doc, source)), "tilemm-cli"
         if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):
-            return read_gbench(doc, source), "gbench"
+            rows = checked(read_gbench(doc, source))
+            if not rows:
+                raise ValueError("Google Benchmark JSON without tilemm-bench's gemm/... benchmarks")
+            return rows, "gbench"
     except KeyError as error:
         raise ValueError("a result without the key %s (schema %r)" % (error, doc.get("schema")))
     except (TypeError, AttributeError) as error:
@@ -436,14 +451,17 @@ def warn_mixed_platforms(df):
     for platform, here in df.groupby("platform"):
         hosts = here[["hostname", "device_id"]].fillna("").drop_duplicates().shape[0]
         builds = here.build.dropna().nunique()
-        libraries = set(here.vendor_library.fillna("").replace("", "not recorded"))
+        recorded = here.vendor_library.fillna("")
+        libraries = set(recorded) - {""}
+        unrecorded = bool((recorded == "").any())
         if hosts > 1 or builds > 1 or len(libraries) > 1:
             print("note: platform '%s' pools %s, %s and %s (%s): its plots and portability take "
                   "each problem's best result over the best %s result among them; summary.csv has "
                   "the host, build and vendor library of every row%s"
                   % (platform, plural(hosts, "host or GPU", "hosts or GPUs"),
                      plural(builds, "build", "builds"),
-                     plural(len(libraries), "vendor library", "vendor libraries"),
+                     plural(len(libraries), "vendor library", "vendor libraries")
+                     + (" (and files that did not record theirs)" if unrecorded and libraries else ""),
                      plural(here.source.nunique(), "file", "files"), VENDOR,
                      (", and its vendor_fraction is against the same file's %s" % VENDOR)
                      if len(libraries) > 1 else ""), file=sys.stderr)
@@ -563,8 +581,10 @@ def plot_against_size(df, value, path, ylabel, title, log_y, reference=None):
     data = df[df.valid & df.square & df[value].notna()]
     if data.empty:
         failed = (df.square & ~df.valid).sum()
-        print("no %ssquare results: %s not written"
-              % ("valid " if failed else "", path) + (" (%d failed)" % failed if failed else ""))
+        kernels = "" if (df.kernel == VENDOR).sum() == 0 or value != "best_fraction" else \
+            " of kernels other than %s" % VENDOR
+        print("no %ssquare results%s: %s not written"
+              % ("valid " if failed else "", kernels, path) + (" (%d failed)" % failed if failed else ""))
         return
     platforms = sorted(data.platform.unique())
     precisions = sorted(data.precision.unique())
@@ -701,6 +721,7 @@ def plot_roofline(df, path, peaks, bandwidths):
 def plot_portability(figures, inputs, path):
     shown = figures[figures.kernel != VENDOR]
     if shown.empty:
+        print("portability: no kernel besides %s: %s not written" % (VENDOR, path))
         return
     precisions = sorted(shown.precision.unique())
     platforms = sorted(inputs.platform.unique())
@@ -742,26 +763,27 @@ def plot_portability(figures, inputs, path):
 
 # ------------------------------------------------------------------------------------------ main
 
-def parse_figures(items, what):
-    """--peak 'DEVICE:PRECISION=GFLOPS' and --bandwidth 'DEVICE=GB/s' into lookup tables."""
+def parse_figures(items, what, fail):
+    """--peak 'DEVICE:PRECISION=GFLOPS' and --bandwidth 'DEVICE=GB/s' into lookup tables; `fail`
+    reports a bad one (argparse's error: a usage message and exit status 2)."""
     table = {}
     for item in items:
         name, _, value = item.rpartition("=")
         try:
             figure = float(value)
         except ValueError:
-            sys.exit("plot.py: --%s %r: expected a number after '='" % (what, item))
+            fail("--%s %r: expected a number after '='" % (what, item))
         if not math.isfinite(figure) or figure <= 0:
-            sys.exit("plot.py: --%s %r: expected a positive number after '='" % (what, item))
+            fail("--%s %r: expected a positive number after '='" % (what, item))
         if what == "peak":
             device, _, precision = name.rpartition(":")
             precision = PRECISION_ALIASES.get(precision.lower(), precision.lower())
             if not device or precision not in BYTES_PER_VALUE:
-                sys.exit("plot.py: --peak %r: expected DEVICE:float=GFLOPS or DEVICE:double=GFLOPS" % item)
+                fail("--peak %r: expected DEVICE:float=GFLOPS or DEVICE:double=GFLOPS" % item)
             table[(precision, device.strip().lower())] = (figure, "given")
         else:
             if not name:
-                sys.exit("plot.py: --bandwidth %r: expected DEVICE=GB/s" % item)
+                fail("--bandwidth %r: expected DEVICE=GB/s" % item)
             table[(name.strip().lower(),)] = (figure, "given")
     return table
 
@@ -795,17 +817,21 @@ def main(argv=None):
                         help="memory bandwidth roof of a device or platform; repeatable")
     args = parser.parse_args(argv)
     # Checked before anything is read or written: a typo must not leave a half-made plot folder.
-    peaks, bandwidths = parse_figures(args.peak, "peak"), parse_figures(args.bandwidth, "bandwidth")
+    peaks = parse_figures(args.peak, "peak", parser.error)
+    bandwidths = parse_figures(args.bandwidth, "bandwidth", parser.error)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        sys.exit("plot.py: --out %s: exists and is not a folder" % out)
+        parser.error("--out %s: exists and is not a folder" % out)
 
     rows, counts, skipped = load(args.files)
     if not rows:
         sys.exit("plot.py: no results in %d files" % len(args.files))
     df = prepare(rows)
     warn_mixed_platforms(df)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        parser.error("--out %s: cannot make the folder: %s" % (out, error.strerror or error))
     for name in OUTPUTS:  # a plot this run cannot make must not survive from an older run
         (out / name).unlink(missing_ok=True)
     print("read %d results from %d tilemm CLI and %d Google Benchmark files; platforms: %s"
@@ -843,7 +869,7 @@ def main(argv=None):
         print_portability(figures, inputs)
     if skipped:  # the study is made from the rest; the exit status says that it lacks them
         print("plot.py: %d of %d files could not be read and are not in this study: %s"
-              % (len(skipped), len(args.files), ", ".join(map(str, skipped))), file=sys.stderr)
+              % (len(skipped), len(set(args.files)), ", ".join(map(str, skipped))), file=sys.stderr)
         return 1
     return 0
 

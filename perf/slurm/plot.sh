@@ -2,7 +2,8 @@
 # Turns every result file in a folder (default results/, where perf/slurm/*.sbatch write) into the
 # study: RESULTS/plots/summary.csv, the PNG plots and the performance-portability figure.
 #   perf/slurm/plot.sh [RESULTS] [perf/plot.py options, e.g. --peak 'DEVICE:double=GFLOPS']
-# Exit status: perf/plot.py's (1 when a file could not be read: the study is made from the rest).
+# Exit status: 2 when the folder holds no .json file; else perf/plot.py's (1 when a file could not
+# be read: the study is made from the rest; 2 for a bad option).
 # PYTHON: the Python with pandas and matplotlib (default: python3, or the system's /usr/bin/python3
 # when python3, such as a module's or a virtual environment's, lacks them).
 # After the runs, as a job of its own (seconds, one core):

@@ -95,8 +95,12 @@ namespace {
 /// again for ever, and the run hangs in the reference product: the plan keeps it free. (Its other
 /// threads' buffers are mapped when it starts, before any plan, and are counted as mapped.)
 constexpr std::size_t kOpenBlasBuffer = (std::size_t(32) << 22) + 4096;
+/// What a run maps besides its counted matrices before that first call (Kokkos' thread scratch,
+/// the heap's growth): under 1 MiB measured, so that a limit just above the refusal would leave
+/// OpenBLAS short by that much and hang it, or fail an allocation Kokkos cannot report.
+constexpr std::size_t kSetupSlack = std::size_t(16) << 20;
 
-/// What the host BLAS still has to map that the address-space limit must leave room for.
+/// What the address-space limit must leave room for besides the problem's own bytes.
 std::size_t blas_reserve() {
   if (!system_info::address_space_limited()) return 0;
   static const bool openblas = [] {
@@ -105,7 +109,7 @@ std::size_t blas_reserve() {
     }
     return false;
   }();
-  return openblas ? kOpenBlasBuffer : 0;
+  return openblas ? kOpenBlasBuffer + kSetupSlack : 0;
 }
 
 }  // namespace
@@ -127,7 +131,8 @@ namespace {
 /// Why fewer bytes are available than the limit leaves, where that is so.
 std::string memory_note(const std::string& name) {
   if (name == "cuda" || blas_reserve() == 0) return "";
-  return " (under ulimit -v, less 128 MiB kept for the buffer OpenBLAS maps on its first call)";
+  return " (under ulimit -v, less 144 MiB kept free for the buffer OpenBLAS maps on its first "
+         "call and the run's small allocations before it)";
 }
 
 }  // namespace

@@ -218,6 +218,9 @@ def check_weak_baseline(tmp, env):
     raise the kernel's efficiency: the plots divide the best result by the best vendor result."""
     with open(CLI_FILES[0]) as f:
         doc = json.load(f)
+    doc["context"]["blas"] = "OpenBLAS 0.3.21 fixture SkylakeX MAX_THREADS=64"
+    fast = tmp / "fast-baseline.json"
+    fast.write_text(json.dumps(doc))
     weak = json.loads(json.dumps(doc))
     weak["context"]["blas"] = "unidentified BLAS"
     weak["context"]["blas_library"] = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
@@ -227,7 +230,7 @@ def check_weak_baseline(tmp, env):
     path = tmp / "weak-baseline.json"
     path.write_text(json.dumps(weak))
     out = tmp / "weak-plots"
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], str(path), "--out", str(out)],
+    run = subprocess.run([sys.executable, str(PLOT), str(fast), str(path), "--out", str(out)],
                          capture_output=True, text=True, env=env)
     check(run.returncode == 0 and "2 vendor libraries" in run.stderr,
           "two runs against two BLAS on one platform: a note says that they are pooled")
@@ -256,10 +259,24 @@ def check_bad_inputs(tmp, env):
                          capture_output=True, text=True, env=env)
     check(run.returncode == 1 and "without the key 'kernel'" in run.stderr and "Traceback" not in run.stderr,
           "a result file of another form is skipped with a message, not a traceback")
+    with open(CLI_FILES[0]) as f:
+        doc = json.load(f)
+    doc["results"][0]["m"] = None
+    null_m = tmp / "null-m.json"
+    null_m.write_text(json.dumps(doc))
+    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[1], str(null_m), "--out", str(tmp / "null-plots")],
+                         capture_output=True, text=True, env=env)
+    check(run.returncode == 1 and "whose m is None" in run.stderr and "Traceback" not in run.stderr
+          and (tmp / "null-plots" / "summary.csv").exists(),
+          "a result whose m is null is named, its file left out, the rest plotted")
+    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file / "sub")],
+                         capture_output=True, text=True, env=env)
+    check(run.returncode == 2 and "cannot make the folder" in run.stderr and "Traceback" not in run.stderr,
+          "an --out folder that cannot be made is an option error (exit status 2)")
     run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file)],
                          capture_output=True, text=True, env=env)
-    check(run.returncode == 1 and "is not a folder" in run.stderr and "Traceback" not in run.stderr,
-          "--out naming a file is refused with a message")
+    check(run.returncode == 2 and "is not a folder" in run.stderr and "Traceback" not in run.stderr,
+          "--out naming a file is refused with a message (exit status 2)")
 
 
 def main():
@@ -281,7 +298,7 @@ def main():
                              capture_output=True, text=True, env=env)
         print(run.stdout + run.stderr)
         check(run.returncode == 1, "perf/plot.py exited with 1, a file left out (got %d)" % run.returncode)
-        check("not-a-result.json: skipped" in run.stderr and "1 of 6 files could not be read" in run.stderr,
+        check("not-a-result.json: skipped" in run.stderr and "1 of 5 files could not be read" in run.stderr,
               "a JSON file of neither format is skipped with a message, and named at the end")
         check("the same content as" in run.stderr, "a file named twice is read once, with a message")
         check("no peak known for Intel(R) Xeon(R) Processor" in run.stdout,
@@ -294,8 +311,8 @@ def main():
         before = sorted(p.name for p in out.iterdir())
         bad = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
                               "--peak", "Synthetic Test CPU:double=lots"], capture_output=True, text=True, env=env)
-        check(bad.returncode != 0 and "expected a number after '='" in bad.stderr,
-              "a bad --peak value is refused with a message")
+        check(bad.returncode == 2 and "expected a number after '='" in bad.stderr,
+              "a bad --peak value is refused with a message (exit status 2)")
         check(sorted(p.name for p in out.iterdir()) == before, "a bad --peak leaves the plot folder as it was")
         zero = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
                                "--bandwidth", "Synthetic Test CPU=0"], capture_output=True, text=True, env=env)

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Shrinks the address-space limit (ulimit -v) step by step under a small spec, from 1 GiB down,
 and checks the first limit at which tilemm does not pass: it must refuse the problem cleanly (exit
-status 3, the memory message), not hang. OpenBLAS maps a 128 MiB buffer on its first call and,
-when that map fails, tries again for ever: the plan has to leave room for it (runner.cpp).
+status 3, the memory message), not hang or crash. OpenBLAS maps a 128 MiB buffer on its first call
+and, when that map fails, tries again for ever: the plan has to leave room for it (runner.cpp).
+Then the 16 MiB above that limit again in steps of 64 KiB: a limit just above the refusal, that
+leaves OpenBLAS's buffer a little short, would hang the run in a window narrower than the steps.
 
   limit_sweep.py TILEMM SPEC BACKEND     exit 0: passed, 1: failed, 77: the BLAS is not OpenBLAS
 
@@ -18,14 +20,16 @@ import sys
 import tempfile
 
 STEP = 16 << 20
+FINE_STEP = 64 << 10
 TIMEOUT_S = 30
+FINE_TIMEOUT_S = 10
 
 
-def run(command, limit, env):
+def run(command, limit, env, timeout=TIMEOUT_S):
     def apply():
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout,
                               preexec_fn=apply if limit else None)
     except subprocess.TimeoutExpired:
         return None, ""
@@ -46,19 +50,32 @@ def main():
     if not blas.startswith("OpenBLAS"):
         print("SKIP: the BLAS is %r, not OpenBLAS" % blas)
         return 77
+    command = [tilemm, spec, "--backend", backend, "-q"]
+
+    def clean(status, stderr):
+        return status == 0 or (status == 3 and "of host memory;" in stderr and "OpenBLAS" in stderr)
+
     limit = 1 << 30
-    while limit > STEP:
-        status, stderr = run([tilemm, spec, "--backend", backend, "-q"], limit, env)
-        print("ulimit -v %d KiB: exit status %s" % (limit >> 10, "none (hung)" if status is None else status))
-        if status != 0:
-            clean = status == 3 and "of host memory;" in stderr and "OpenBLAS" in stderr
-            print(stderr.strip())
-            print("%s: the first limit that stops the run gives %s" %
-                  ("ok" if clean else "FAIL", "a clean refusal (3)" if clean else "no clean refusal"))
-            return 0 if clean else 1
+    while limit > STEP and run(command, limit, env)[0] == 0:
         limit -= STEP
-    print("FAIL: every limit down to %d KiB passed; the sweep found no refusal" % (limit >> 10))
-    return 1
+    status, stderr = run(command, limit, env)
+    print("ulimit -v %d KiB: exit status %s, the first of the 16 MiB steps from 1 GiB that does "
+          "not pass" % (limit >> 10, "none (hung)" if status is None else status))
+    print(stderr.strip())
+    if status == 0 or not clean(status, stderr):
+        print("FAIL: no clean refusal (3) there")
+        return 1
+    fine = limit + STEP
+    while fine > limit:
+        status, stderr = run(command, fine, env, FINE_TIMEOUT_S)
+        if not clean(status, stderr):
+            print("FAIL: ulimit -v %d KiB: exit status %s\n%s" %
+                  (fine >> 10, "none (hung)" if status is None else status, stderr.strip()[-2000:]))
+            return 1
+        fine -= FINE_STEP
+    print("ok: every limit from %d KiB down to %d KiB in steps of 64 KiB passed or was refused (3)"
+          % ((limit + STEP) >> 10, limit >> 10))
+    return 0
 
 
 if __name__ == "__main__":
