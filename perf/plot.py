@@ -327,12 +327,9 @@ def checked(rows):
     return rows
 
 
-def read_file(path):
-    """(rows, format) of one result file; raises ValueError with the reason it cannot be read."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise ValueError(error.strerror or str(error))
+def read_file(path, data):
+    """(rows, format) of one result file, `data` its bytes; raises ValueError with the reason it
+    cannot be read."""
     if str(path).lower().endswith(".csv"):
         raise ValueError("a CSV file: give the --json file of the same run (the CSV has the results "
                          "but not the run's context: build, BLAS, threads)")
@@ -362,25 +359,27 @@ def read_file(path):
 def load(paths):
     """All rows of all files, each file's format told by its content; a file named twice (or two
     copies of one file) is read once. Returns the rows, the count of files of each format and the
-    files that could not be read, with the reason."""
+    files that could not be read (each named on stderr with the reason)."""
     rows, counts, skipped, seen = [], {"tilemm-cli": 0, "gbench": 0}, [], {}
     for path in paths:
         try:
-            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-        except OSError:
-            digest = None  # read_file says why
-        if digest in seen:
-            print("%s: the same content as %s: read once" % (path, seen[digest]), file=sys.stderr)
-            continue
-        try:
-            file_rows, kind = read_file(path)
+            data = Path(path).read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            if digest in seen:
+                print("%s: the same content as %s: read once" % (path, seen[digest]), file=sys.stderr)
+                continue
+            file_rows, kind = read_file(path, data)
+        except OSError as error:
+            reason = error.strerror or str(error)
         except ValueError as error:
-            print("%s: skipped: %s" % (path, error), file=sys.stderr)
-            skipped.append(path)
+            reason = str(error)
+        else:
+            seen[digest] = path
+            rows += file_rows
+            counts[kind] += 1
             continue
-        seen[digest] = path
-        rows += file_rows
-        counts[kind] += 1
+        print("%s: skipped: %s" % (path, reason), file=sys.stderr)
+        skipped.append(path)
     return rows, counts, skipped
 
 
