@@ -112,6 +112,15 @@ std::size_t blas_reserve() {
   return openblas ? kOpenBlasBuffer + kSetupSlack : 0;
 }
 
+/// Why fewer bytes are available than the limit leaves, where that is so.
+std::string memory_note(const std::string& name) {
+  const std::size_t reserve = name == "cuda" ? 0 : blas_reserve();
+  if (reserve == 0) return "";
+  return " (under ulimit -v, less " + std::to_string(reserve >> 20) +
+         " MiB kept free for the buffer OpenBLAS maps on its first call and the run's small "
+         "allocations before it)";
+}
+
 }  // namespace
 
 std::size_t memory_available(const std::string& name) {
@@ -125,17 +134,6 @@ std::size_t memory_available(const std::string& name) {
   (void)name;
   return system_info::host_memory_available(blas_reserve());
 }
-
-namespace {
-
-/// Why fewer bytes are available than the limit leaves, where that is so.
-std::string memory_note(const std::string& name) {
-  if (name == "cuda" || blas_reserve() == 0) return "";
-  return " (under ulimit -v, less 144 MiB kept free for the buffer OpenBLAS maps on its first "
-         "call and the run's small allocations before it)";
-}
-
-}  // namespace
 
 std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& name) {
   const BackendOps& b = backend(name);

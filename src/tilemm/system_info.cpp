@@ -52,22 +52,30 @@ std::size_t host_memory_total() {
   return kib_field("/proc/meminfo", "MemTotal");
 }
 
+namespace {
+
+/// The address-space limit (`ulimit -v`) in bytes; RLIM_INFINITY when there is none.
+rlim_t address_space_limit() {
+  rlimit limit{};
+  return ::getrlimit(RLIMIT_AS, &limit) == 0 ? limit.rlim_cur : RLIM_INFINITY;
+}
+
+}  // namespace
+
 std::size_t host_memory_available(std::size_t reserved) {
   std::size_t available = kib_field("/proc/meminfo", "MemAvailable");
   if (available == 0) available = std::numeric_limits<std::size_t>::max();
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const std::size_t mapped = kib_field("/proc/self/status", "VmSize");
-    const std::size_t used = mapped + reserved;
-    const std::size_t cap = limit.rlim_cur > used ? limit.rlim_cur - used : 0;
+  const rlim_t limit = address_space_limit();
+  if (limit != RLIM_INFINITY) {
+    const std::size_t used = kib_field("/proc/self/status", "VmSize") + reserved;
+    const std::size_t cap = limit > used ? limit - used : 0;
     available = std::min(available, cap);
   }
   return available;
 }
 
 bool address_space_limited() {
-  rlimit limit{};
-  return ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+  return address_space_limit() != RLIM_INFINITY;
 }
 
 std::string utc_now() {
