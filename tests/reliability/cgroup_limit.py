@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Runs tilemm in a cgroup of its own with a memory limit, as a batch system or a container runs a
+job: past the limit the kernel kills the process without a word, so tilemm must refuse beforehand
+a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps room beside it).
+
+  cgroup_limit.py TILEMM BIG_SPEC SMALL_SPEC BACKEND
+
+1. BIG_SPEC (2.5 GiB) under a 1 GiB limit: refused with exit status 3 and the cgroup named, no
+   results file written.
+2. SMALL_SPEC under limits from 256 MiB down to 32 MiB in steps of 8 MiB, then the 8 MiB above the
+   first refusal in steps of 512 KiB: every run passes or is refused (3), none is killed.
+
+Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root, or no
+memory controller delegated to this process's cgroup).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+MIB = 1 << 20
+TIMEOUT_S = 60
+
+
+def mounts():
+    """(type, options, root, mount point) of each cgroup hierarchy in /proc/self/mountinfo."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            dash = fields.index("-")
+            kind, options = fields[dash + 1], fields[dash + 3].split(",")
+            if kind in ("cgroup", "cgroup2"):
+                found.append((kind, options, fields[3], fields[4]))
+    return found
+
+
+def own_cgroup(v2):
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            hierarchy, controllers, path = line.rstrip("\n").split(":", 2)
+            if v2 and hierarchy == "0" and controllers == "":
+                return path
+            if not v2 and "memory" in controllers.split(","):
+                return path
+    return None
+
+
+def make_memory_cgroup():
+    """A new cgroup below this process's, where memory can be limited: (folder, limit file)."""
+    for kind, options, root, point in mounts():
+        v2 = kind == "cgroup2"
+        if not v2 and "memory" not in options:
+            continue
+        path = own_cgroup(v2)
+        if path is None:
+            continue
+        relative = os.path.relpath(path, root) if path.startswith(root) else "."
+        parent = os.path.normpath(os.path.join(point, relative))
+        try:
+            if v2:
+                with open(os.path.join(parent, "cgroup.subtree_control")) as f:
+                    if "memory" not in f.read().split():
+                        continue
+            child = os.path.join(parent, "tilemm-test-%d" % os.getpid())
+            os.mkdir(child)
+        except OSError:
+            continue
+        return child, "memory.max" if v2 else "memory.limit_in_bytes"
+    return None
+
+
+def run(cgroup, limit, command, env):
+    folder, limit_file = cgroup
+    with open(os.path.join(folder, limit_file), "w") as f:
+        f.write(str(limit))
+
+    def enter():
+        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
+                              preexec_fn=enter)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return done.returncode, done.stderr
+
+
+def refused(status, stderr):
+    return status == 3 and "of host memory;" in stderr and "cgroup" in stderr
+
+
+def check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp):
+    results = os.path.join(tmp, "big.json")
+    status, stderr = run(cgroup, 1 << 30, [tilemm, big_spec, "--backend", backend, "--json",
+                                           results], env)
+    if not refused(status, stderr) or "needs 2684485632 bytes" not in stderr:
+        print("FAIL: 2.5 GiB under a 1 GiB cgroup limit: exit status %s\n%s" % (status, stderr))
+        return 1
+    if os.path.exists(results):
+        print("FAIL: the refused run wrote %s" % results)
+        return 1
+    print("ok: 2.5 GiB under a 1 GiB limit refused (3):\n" + stderr.strip().splitlines()[-1])
+
+    command = [tilemm, small_spec, "--backend", backend, "-q"]
+    passed = []
+
+    def clean(limit):
+        status, stderr = run(cgroup, limit, command, env)
+        if status == 0:
+            passed.append(limit)
+            return True, False
+        if refused(status, stderr):
+            return True, True
+        print("FAIL: cgroup limit %d KiB: exit status %s (%s)\n%s" % (
+            limit >> 10, status, "killed" if status == -9 else "hung" if status is None else "",
+            stderr.strip()[-2000:]))
+        return False, False
+
+    first_refusal = None
+    for limit in range(256 * MIB, 32 * MIB - 1, -8 * MIB):
+        ok, was_refused = clean(limit)
+        if not ok:
+            return 1
+        if was_refused and first_refusal is None:
+            first_refusal = limit
+    if first_refusal is None or not passed:
+        print("FAIL: from 256 MiB to 32 MiB the small spec was never %s" %
+              ("refused" if first_refusal is None else "run"))
+        return 1
+    for limit in range(first_refusal + 8 * MIB, first_refusal, -MIB // 2):
+        if not clean(limit)[0]:
+            return 1
+    print("ok: every cgroup limit from 256 MiB to 32 MiB (steps of 8 MiB) and from %d KiB to %d KiB "
+          "(steps of 512 KiB) passed or was refused (3); the lowest that passed: %d KiB"
+          % ((first_refusal + 8 * MIB) >> 10, first_refusal >> 10, min(passed) >> 10))
+    return 0
+
+
+def main():
+    tilemm, big_spec, small_spec, backend = sys.argv[1:5]
+    cgroup = make_memory_cgroup()
+    if cgroup is None:
+        print("SKIP: no cgroup with a memory limit can be made below this process's")
+        return 77
+    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            return check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp)
+    finally:
+        for _ in range(50):  # a killed process may take a moment to leave the cgroup
+            try:
+                os.rmdir(cgroup[0])
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
