@@ -9,8 +9,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -47,6 +50,24 @@ extern "C" void on_signal(int signum) {
   const int saved_errno = errno;
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, note, sizeof note - 1);
   errno = saved_errno;
+}
+
+/// Set when tilemm chooses its exit status (main's return).
+std::atomic<bool> g_status_chosen{false};
+
+/// A library may end the process itself: the OpenMP runtime (libgomp: "Thread creation failed")
+/// exits with status 1, which to a batch job means a failed validation. An exit tilemm did not
+/// choose says so, and leaves with the status of a runtime failure instead. Status 0 is left as
+/// it is: Kokkos ends the process so after printing the help of --kokkos-tools-help.
+extern "C" void on_exit_not_chosen(int status, void*) {
+  if (g_status_chosen || status == 0) return;
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "tilemm: runtime failure: a library ended the process with exit status %d before "
+               "tilemm finished (its message, if it left one, is above); the result files hold "
+               "the results finished before; exit status %d\n",
+               status, tilemm::kExitRuntimeError);
+  std::_Exit(tilemm::kExitRuntimeError);
 }
 
 struct Options {
@@ -268,5 +289,8 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
+  ::on_exit(on_exit_not_chosen, nullptr);  // glibc: the handler learns the status
+  const int status = tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
+  g_status_chosen = true;
+  return status;
 }
