@@ -56,16 +56,19 @@ extern "C" void on_signal(int signum) {
 std::atomic<bool> g_status_chosen{false};
 
 /// A library may end the process itself: the OpenMP runtime (libgomp: "Thread creation failed")
-/// exits with status 1, which to a batch job means a failed validation. An exit tilemm did not
-/// choose says so, and leaves with the status of a runtime failure instead. Status 0 is left as
-/// it is: Kokkos ends the process so after printing the help of --kokkos-tools-help.
+/// exits with status 1, which to a batch job means a failed validation; so does Kokkos when its
+/// tools cannot start. An exit tilemm did not choose says so, and leaves with the status of a
+/// runtime failure instead. Status 0 is left as it is: Kokkos ends the process so after printing
+/// the help of --kokkos-tools-help. Registered first, the handler runs after the destructors of
+/// statics made later, and its _Exit skips the rest (libraries' own exit work).
 extern "C" void on_exit_not_chosen(int status, void*) {
   if (g_status_chosen || status == 0) return;
   std::fflush(stdout);
   std::fprintf(stderr,
                "tilemm: runtime failure: a library ended the process with exit status %d before "
-               "tilemm finished (its message, if it left one, is above); the result files hold "
-               "the results finished before; exit status %d\n",
+               "tilemm finished (its message, if it left one, is above); results finished before "
+               "it, if any, are in the result files, whose JSON status stays 'running'; exit "
+               "status %d\n",
                status, tilemm::kExitRuntimeError);
   std::_Exit(tilemm::kExitRuntimeError);
 }
@@ -289,7 +292,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ::on_exit(on_exit_not_chosen, nullptr);  // glibc: the handler learns the status
+#ifdef __GLIBC__
+  ::on_exit(on_exit_not_chosen, nullptr);  // glibc's: unlike atexit, the handler learns the status
+#endif
   const int status = tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
   g_status_chosen = true;
   return status;

@@ -141,18 +141,27 @@ struct BackendRunner {
     });
   }
 
-  /// A, B, C0, C in the problem's precision, the reference C and norms in double, and the double
-  /// copies of A and B that a float problem's reference needs while it is computed. Saturates at
-  /// SIZE_MAX: extents within int range can need more than 2^64 bytes, and a wrapped count would
-  /// let the plan pass a problem no machine holds.
+  /// A, B, C0, C in the problem's precision, then the most of what lives beside them: while a
+  /// matrix is read from a .npy file, its values as doubles (and a float32 file's as read); later
+  /// the reference C and norms in double, and the double copies of A and B that a float problem's
+  /// reference needs while it is computed. Saturates at SIZE_MAX: extents within int range can
+  /// need more than 2^64 bytes, and a wrapped count would let the plan pass a problem no machine
+  /// holds.
   static std::size_t bytes_needed(const Problem& p) {
     const auto mul = saturating_mul, add = saturating_add;
     const std::size_t m = p.m, n = p.n, k = p.k, s = p.scalar_bytes();
     const std::size_t mk = mul(m, k), kn = mul(k, n), mn = mul(m, n);
-    std::size_t bytes = mul(s, add(add(mk, kn), mul(2, mn)));
-    bytes = add(bytes, mul(8, add(mn, add(m, n))));
-    if (p.precision == Precision::Float) bytes = add(bytes, mul(8, add(mk, kn)));
-    return bytes;
+    const std::size_t operands = mul(s, add(add(mk, kn), mul(2, mn)));
+    std::size_t reference = mul(8, add(mn, add(m, n)));
+    if (p.precision == Precision::Float) reference = add(reference, mul(8, add(mk, kn)));
+    std::size_t file = 0;  // on the host: a GPU's count leaves it out
+    for (const auto* source : {&p.a, &p.b, &p.c}) {
+      if (!*source || !kernels::runs_on_cpu<ExecSpace>()) continue;
+      const std::size_t elements = mul((*source)->rows, (*source)->cols);
+      const std::size_t held = (*source)->item_bytes == 8 ? 8 : 12;
+      file = std::max(file, mul(held, elements));
+    }
+    return add(operands, std::max(reference, file));
   }
 
   static std::unique_ptr<Session> prepare(const Plan& plan) {

@@ -100,32 +100,24 @@ constexpr std::size_t kOpenBlasBuffer = (std::size_t(32) << 22) + 4096;
 /// OpenBLAS short by that much and hang it, or fail an allocation Kokkos cannot report.
 constexpr std::size_t kSetupSlack = std::size_t(16) << 20;
 
-/// What the address-space limit must leave room for besides the problem's own bytes.
-std::size_t address_space_reserve() {
-  static const bool openblas = [] {
-    for (const auto& [key, value] : vendor_library::describe(false)) {
-      if (key == "blas") return value.rfind("OpenBLAS", 0) == 0;
-    }
-    return false;
-  }();
-  return openblas ? kOpenBlasBuffer + kSetupSlack : 0;
-}
-
 /// Memory a run touches besides its counted matrices after the plan (the BLAS's packed panels,
 /// Kokkos' team scratch, the heap's growth), which a cgroup's limit must leave room for: past the
-/// limit the system kills the run without a word. Measured on OpenMP with OpenBLAS (peak usage
+/// limit the system swaps the run out or kills it. Measured on OpenMP with OpenBLAS (peak usage
 /// less the matrices): 21-32 MiB at 1 thread for n = 1536-6144 in double, and 1-2 MiB more per
 /// thread; these figures hold twice that.
 std::size_t cgroup_reserve(int threads) {
   return (std::size_t(64) << 20) + std::size_t(std::max(threads, 1)) * (std::size_t(4) << 20);
 }
 
-/// Bytes of the backend's memory a new allocation can get now, and, where a limit of the process
-/// sets that figure, a note that says which (else "").
-struct MemoryRoom {
-  std::size_t bytes = 0;
-  std::string note;
-};
+bool blas_is_openblas() {
+  static const bool openblas = [] {
+    for (const auto& [key, value] : vendor_library::describe(false)) {
+      if (key == "blas") return value.rfind("OpenBLAS", 0) == 0;
+    }
+    return false;
+  }();
+  return openblas;
+}
 
 MemoryRoom memory_room(const std::string& name) {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -135,24 +127,31 @@ MemoryRoom memory_room(const std::string& name) {
     return {};
   }
 #endif
+  const system_info::HostMemory host = system_info::host_memory();
+  return host_memory_room(host, backend(name).concurrency(),
+                          host.address_space && blas_is_openblas());
+}
+
+}  // namespace
+
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas) {
   const auto less = [](std::size_t bytes, std::size_t reserve) {
     return bytes > reserve ? bytes - reserve : 0;
   };
-  const system_info::HostMemory host = system_info::host_memory();
   MemoryRoom room{host.machine, ""};
   if (host.cgroup) {
-    const std::size_t reserve = cgroup_reserve(backend(name).concurrency());
+    const std::size_t reserve = cgroup_reserve(threads);
     if (less(*host.cgroup, reserve) < room.bytes) {
       room = {less(*host.cgroup, reserve),
               " (under the memory limit of the process's cgroup, such as a batch job's memory "
               "request or a container's limit, less " +
                   std::to_string(reserve >> 20) +
                   " MiB kept for what a run touches besides its matrices: past the limit the "
-                  "system kills the run)"};
+                  "system swaps the run out or kills it)"};
     }
   }
   if (host.address_space) {
-    const std::size_t reserve = address_space_reserve();
+    const std::size_t reserve = openblas ? kOpenBlasBuffer + kSetupSlack : 0;
     if (less(*host.address_space, reserve) < room.bytes) {
       room = {less(*host.address_space, reserve), ""};
       if (reserve != 0) {
@@ -164,8 +163,6 @@ MemoryRoom memory_room(const std::string& name) {
   }
   return room;
 }
-
-}  // namespace
 
 std::size_t memory_available(const std::string& name) {
   return memory_room(name).bytes;

@@ -12,6 +12,7 @@
 
 #include "tilemm/problem.hpp"
 #include "tilemm/result.hpp"
+#include "tilemm/system_info.hpp"
 
 namespace tilemm {
 
@@ -86,5 +87,16 @@ std::vector<std::pair<std::string, std::string>> telemetry_facts(const std::stri
 
 /// Bytes of the backend's memory a new allocation can get now.
 std::size_t memory_available(const std::string& backend);
+
+/// Bytes of memory a new allocation can get, and, where a limit of the process sets that figure,
+/// a note that says which (else "").
+struct MemoryRoom {
+  std::size_t bytes = 0;
+  std::string note;
+};
+/// The room on the host under `host`'s bounds, each limit less what a run needs beside its
+/// matrices: under a cgroup's limit, room for what it touches on `threads` threads; under
+/// `ulimit -v`, with OpenBLAS (`openblas`), room for the buffer OpenBLAS maps on its first call.
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas);
 
 }  // namespace tilemm

@@ -63,17 +63,23 @@ rlim_t address_space_limit() {
   return ::getrlimit(RLIMIT_AS, &limit) == 0 ? limit.rlim_cur : RLIM_INFINITY;
 }
 
+/// A cgroup's limit in bytes; nullopt for the values that mean none (v1 writes a number near
+/// 2^63, rounded down to its page size).
+std::optional<std::size_t> limit_of(std::size_t bytes) {
+  if (bytes >= (std::size_t(1) << 62)) return std::nullopt;
+  return bytes;
+}
+
 /// A byte count in a cgroup file; nullopt where the file is missing or says there is no limit
-/// (v2 writes "max"; v1 a number near 2^63).
-std::optional<std::size_t> cgroup_bytes(const std::string& file) {
+/// (v2 writes "max").
+std::optional<std::size_t> cgroup_bytes(const std::filesystem::path& file) {
   std::ifstream in(file);
   std::string word;
   if (!(in >> word)) return std::nullopt;
   std::size_t bytes = 0;
   const auto [end, error] = std::from_chars(word.data(), word.data() + word.size(), bytes);
   if (error != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  if (bytes >= (std::size_t(1) << 62)) return std::nullopt;
-  return bytes;
+  return limit_of(bytes);
 }
 
 /// The value of `key` in a cgroup's memory.stat ("inactive_file 4096"); 0 where absent.
@@ -91,10 +97,10 @@ std::size_t stat_bytes(const std::string& file, const std::string& key) {
 std::string unescape_mount_field(const std::string& field) {
   std::string text;
   for (std::size_t i = 0; i < field.size(); ++i) {
-    const std::string digits = field.substr(i + 1, 3);
-    if (field[i] == '\\' && digits.size() == 3 &&
-        digits.find_first_not_of("01234567") == std::string::npos) {
-      text += char(std::stoi(digits, nullptr, 8));
+    const bool escape = field[i] == '\\' && i + 3 < field.size() &&
+                        field.find_first_not_of("01234567", i + 1) >= i + 4;
+    if (escape) {
+      text += char(std::stoi(field.substr(i + 1, 3), nullptr, 8));
       i += 3;
     } else {
       text += field[i];
@@ -147,56 +153,99 @@ std::optional<std::string> cgroup_path(const std::string& file, bool v2) {
   return std::nullopt;
 }
 
+/// The folder of the process's cgroup (`path`, from /proc/self/cgroup) in hierarchy `h`, whose
+/// paths lie below `root`; nullopt where the mount does not show it. As the JDK reads cgroups: a
+/// path that climbs out of the cgroup namespace ("/../x": the process was moved after the mount)
+/// is read at the mount point; a path outside the cgroup the mount shows is not read at all.
+std::optional<std::filesystem::path> own_folder(const MemoryHierarchy& h, const std::string& path,
+                                                const std::string& root) {
+  const std::filesystem::path point = root + h.point;
+  for (const auto& part : std::filesystem::path(path)) {
+    if (part == "..") return point;
+  }
+  std::string below;
+  if (h.root == "/") {
+    below = path == "/" ? "" : path;
+  } else if (path.compare(0, h.root.size(), h.root) == 0 &&
+             (path.size() == h.root.size() || path[h.root.size()] == '/')) {
+    below = path.substr(h.root.size());
+  } else {
+    return std::nullopt;
+  }
+  std::error_code missing;
+  const std::filesystem::path folder = root + h.point + below;
+  if (!std::filesystem::is_directory(folder, missing)) return std::nullopt;
+  return folder;
+}
+
 /// The folders of a process's memory cgroup and of each cgroup above it, in one hierarchy.
 struct MemoryCgroup {
   bool v2 = false;
   std::vector<std::filesystem::path> levels;  // the process's own first, the mount point last
 };
 
+MemoryCgroup levels_up(bool v2, std::filesystem::path folder, std::filesystem::path top) {
+  folder = folder.lexically_normal();
+  top = top.lexically_normal();
+  MemoryCgroup cgroup{v2, {folder}};
+  while (folder != top && folder.has_relative_path() &&
+         folder.string().size() > top.string().size()) {
+    folder = folder.parent_path();
+    cgroup.levels.push_back(folder);
+  }
+  return cgroup;
+}
+
 std::vector<MemoryCgroup> memory_cgroups(const std::string& proc, const std::string& root) {
   std::vector<MemoryCgroup> found;
   for (const auto& h : memory_hierarchies(proc + "/mountinfo")) {
     const auto path = cgroup_path(proc + "/cgroup", h.v2);
-    if (!path) continue;
-    // The process's cgroup below the mount's root cgroup; in a cgroup namespace (a container's
-    // view) the mount's root is the process's own cgroup, or one the path does not lie under.
-    std::string below;
-    if (h.root == "/") {
-      below = *path == "/" ? "" : *path;
-    } else if (path->compare(0, h.root.size(), h.root) == 0 &&
-               (path->size() == h.root.size() || (*path)[h.root.size()] == '/')) {
-      below = path->substr(h.root.size());
-    }
-    const std::filesystem::path top = std::filesystem::path(root + h.point).lexically_normal();
-    std::filesystem::path dir = std::filesystem::path(root + h.point + below).lexically_normal();
-    std::error_code missing;
-    if (!std::filesystem::is_directory(dir, missing)) dir = top;
-    MemoryCgroup cgroup{h.v2, {dir}};
-    while (dir != top && dir.has_relative_path() && dir.string().size() > top.string().size()) {
-      dir = dir.parent_path();
-      cgroup.levels.push_back(dir);
-    }
-    found.push_back(cgroup);
+    const auto folder = path ? own_folder(h, *path, root) : std::nullopt;
+    if (folder) found.push_back(levels_up(h.v2, *folder, root + h.point));
   }
   return found;
 }
 
+/// The memory a cgroup holds that the system cannot reclaim by dropping file cache: its charge
+/// less the file pages on the reclaim lists (shared memory and tmpfs files are not among them);
+/// nullopt where the charge cannot be read.
+std::optional<std::size_t> unreclaimable(const std::filesystem::path& folder, bool v2) {
+  const auto usage = cgroup_bytes(folder / (v2 ? "memory.current" : "memory.usage_in_bytes"));
+  if (!usage) return std::nullopt;
+  // v1's memory.stat counts the cgroups below under "total_"; v2's always does.
+  const std::string prefix = v2 ? "" : "total_";
+  const std::string stat = (folder / "memory.stat").string();
+  const std::size_t cache =
+      stat_bytes(stat, prefix + "active_file") + stat_bytes(stat, prefix + "inactive_file");
+  return *usage - std::min(cache, *usage);
+}
+
 /// The headroom under the limits of each level of each cgroup: the smallest of limit less use.
+/// v2's memory.high counts as a limit (past it the system holds the run back, reclaiming); v1's
+/// hierarchical_memory_limit adds, at the process's own level, the limits above it that a
+/// container's view does not show.
 std::optional<std::size_t> headroom(const std::vector<MemoryCgroup>& cgroups) {
   std::optional<std::size_t> smallest;
+  const auto take = [&](std::optional<std::size_t> limit, std::size_t used) {
+    if (!limit) return;
+    const std::size_t room = *limit > used ? *limit - used : 0;
+    smallest = std::min(smallest.value_or(room), room);
+  };
   for (const auto& cgroup : cgroups) {
-    const char* limit_file = cgroup.v2 ? "memory.max" : "memory.limit_in_bytes";
-    const char* usage_file = cgroup.v2 ? "memory.current" : "memory.usage_in_bytes";
-    // v1's memory.stat counts the cgroups below under "total_"; v2's always does.
-    const char* inactive_key = cgroup.v2 ? "inactive_file" : "total_inactive_file";
-    for (const auto& dir : cgroup.levels) {
-      const auto limit = cgroup_bytes((dir / limit_file).string());
-      const auto usage = cgroup_bytes((dir / usage_file).string());
-      if (!limit || !usage) continue;
-      const std::size_t inactive = stat_bytes((dir / "memory.stat").string(), inactive_key);
-      const std::size_t used = *usage - std::min(inactive, *usage);
-      const std::size_t room = *limit > used ? *limit - used : 0;
-      smallest = std::min(smallest.value_or(room), room);
+    for (const auto& folder : cgroup.levels) {
+      const auto used = unreclaimable(folder, cgroup.v2);
+      if (!used) continue;
+      if (cgroup.v2) {
+        take(cgroup_bytes(folder / "memory.max"), *used);
+        take(cgroup_bytes(folder / "memory.high"), *used);
+      } else {
+        take(cgroup_bytes(folder / "memory.limit_in_bytes"), *used);
+        if (folder == cgroup.levels.front()) {
+          const std::size_t above =
+              stat_bytes((folder / "memory.stat").string(), "hierarchical_memory_limit");
+          if (above != 0) take(limit_of(above), *used);
+        }
+      }
     }
   }
   return smallest;

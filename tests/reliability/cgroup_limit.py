@@ -9,11 +9,14 @@ a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps r
    results file written.
 2. SMALL_SPEC under limits from 256 MiB down to 32 MiB in steps of 8 MiB, then the 8 MiB above the
    first refusal in steps of 512 KiB: every run passes or is refused (3), none is killed.
+3. The same from 512 MiB down to 128 MiB for a double 4096 x 4096 A read from a .npy file (128
+   MiB, held as doubles while it is copied in) times a B of 8 columns.
 
-Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root, or no
-memory controller delegated to this process's cgroup).
+Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root; under
+cgroup v2, memory delegated neither to this process's cgroup's children nor to the top's).
 """
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -48,7 +51,10 @@ def own_cgroup(v2):
 
 
 def make_memory_cgroup():
-    """A new cgroup below this process's, where memory can be limited: (folder, limit file)."""
+    """A new cgroup where memory can be limited, (folder, limit file): below this process's own
+    under cgroup v1; under v2 below its own where memory is delegated to the cgroups below it,
+    else below the hierarchy's top (a v2 cgroup that holds processes, as this one does, cannot
+    delegate memory, but the top cgroup may)."""
     for kind, options, root, point in mounts():
         v2 = kind == "cgroup2"
         if not v2 and "memory" not in options:
@@ -57,18 +63,29 @@ def make_memory_cgroup():
         if path is None:
             continue
         relative = os.path.relpath(path, root) if path.startswith(root) else "."
-        parent = os.path.normpath(os.path.join(point, relative))
-        try:
-            if v2:
-                with open(os.path.join(parent, "cgroup.subtree_control")) as f:
-                    if "memory" not in f.read().split():
-                        continue
-            child = os.path.join(parent, "tilemm-test-%d" % os.getpid())
-            os.mkdir(child)
-        except OSError:
-            continue
-        return child, "memory.max" if v2 else "memory.limit_in_bytes"
+        own = os.path.normpath(os.path.join(point, relative))
+        for parent in ([own, point] if v2 else [own]):
+            try:
+                if v2:
+                    with open(os.path.join(parent, "cgroup.subtree_control")) as f:
+                        if "memory" not in f.read().split():
+                            continue
+                child = os.path.join(parent, "tilemm-test-%d" % os.getpid())
+                os.mkdir(child)
+            except OSError:
+                continue
+            try:  # a process may join it (not so across a cgroup namespace's top)
+                subprocess.run(["true"], check=True, preexec_fn=lambda: join(child))
+            except (OSError, subprocess.SubprocessError):
+                os.rmdir(child)
+                continue
+            return child, "memory.max" if v2 else "memory.limit_in_bytes"
     return None
+
+
+def join(folder):
+    with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
 
 
 def run(cgroup, limit, command, env):
@@ -76,12 +93,9 @@ def run(cgroup, limit, command, env):
     with open(os.path.join(folder, limit_file), "w") as f:
         f.write(str(limit))
 
-    def enter():
-        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
-            f.write(str(os.getpid()))
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
-                              preexec_fn=enter)
+                              preexec_fn=lambda: join(folder))
     except subprocess.TimeoutExpired:
         return None, ""
     return done.returncode, done.stderr
@@ -103,7 +117,29 @@ def check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp):
         return 1
     print("ok: 2.5 GiB under a 1 GiB limit refused (3):\n" + stderr.strip().splitlines()[-1])
 
-    command = [tilemm, small_spec, "--backend", backend, "-q"]
+    return sweep(cgroup, [tilemm, small_spec, "--backend", backend, "-q"], env, 256, 32, 8) or \
+        sweep(cgroup, [tilemm, npy_spec(tmp), "--backend", backend, "-q"], env, 512, 128, 8)
+
+
+def npy_spec(tmp):
+    """A spec whose A is a 4096 x 4096 float64 .npy file (rows alike, small finite values)."""
+    rows = cols = 4096
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    row = struct.pack("<%dd" % cols, *[(j % 7 - 3) * 0.25 for j in range(cols)])
+    with open(os.path.join(tmp, "a.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(row * rows)
+    spec = os.path.join(tmp, "from-file.yaml")
+    with open(spec, "w") as f:
+        f.write("problems:\n  - {name: a-from-file, a: a.npy, n: 8, precision: double, "
+                "kernels: kokkos-kernels, repeats: 1, warmup: 0}\n")
+    return spec
+
+
+def sweep(cgroup, command, env, top_mib, bottom_mib, step_mib):
+    """Limits from top to bottom, then the step above the first refusal in steps of 1/16 of it:
+    every run passes or is refused (3); some pass, some are refused. 0: so, 1: not."""
     passed = []
 
     def clean(limit):
@@ -113,28 +149,32 @@ def check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp):
             return True, False
         if refused(status, stderr):
             return True, True
-        print("FAIL: cgroup limit %d KiB: exit status %s (%s)\n%s" % (
-            limit >> 10, status, "killed" if status == -9 else "hung" if status is None else "",
+        print("FAIL: %s under a cgroup limit of %d KiB: exit status %s (%s)\n%s" % (
+            command[1], limit >> 10, status,
+            "killed" if status == -9 else "hung" if status is None else "",
             stderr.strip()[-2000:]))
         return False, False
 
     first_refusal = None
-    for limit in range(256 * MIB, 32 * MIB - 1, -8 * MIB):
+    for limit in range(top_mib * MIB, bottom_mib * MIB - 1, -step_mib * MIB):
         ok, was_refused = clean(limit)
         if not ok:
             return 1
         if was_refused and first_refusal is None:
             first_refusal = limit
     if first_refusal is None or not passed:
-        print("FAIL: from 256 MiB to 32 MiB the small spec was never %s" %
-              ("refused" if first_refusal is None else "run"))
+        print("FAIL: %s from %d MiB to %d MiB was never %s" % (
+            command[1], top_mib, bottom_mib, "refused" if first_refusal is None else "run"))
         return 1
-    for limit in range(first_refusal + 8 * MIB, first_refusal, -MIB // 2):
+    fine = step_mib * MIB // 16
+    for limit in range(first_refusal + step_mib * MIB, first_refusal, -fine):
         if not clean(limit)[0]:
             return 1
-    print("ok: every cgroup limit from 256 MiB to 32 MiB (steps of 8 MiB) and from %d KiB to %d KiB "
-          "(steps of 512 KiB) passed or was refused (3); the lowest that passed: %d KiB"
-          % ((first_refusal + 8 * MIB) >> 10, first_refusal >> 10, min(passed) >> 10))
+    print("ok: %s: every cgroup limit from %d MiB to %d MiB (steps of %d MiB) and from %d KiB to "
+          "%d KiB (steps of %d KiB) passed or was refused (3); the lowest that passed: %d KiB"
+          % (os.path.basename(command[1]), top_mib, bottom_mib, step_mib,
+             (first_refusal + step_mib * MIB) >> 10, first_refusal >> 10, fine >> 10,
+             min(passed) >> 10))
     return 0
 
 

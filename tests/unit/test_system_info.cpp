@@ -1,12 +1,13 @@
 // The headroom under a cgroup's memory limit, read from made-up /proc/self and cgroup folders laid
-// out as cgroup v1 and v2 lay them out. (A real cgroup, and the refusal it leads to, is tested by
-// reliability.cgroup_limit.)
+// out as cgroup v1 and v2 lay them out, and the room the plan leaves a problem under each limit.
+// (A real cgroup, and the refusal it leads to, is tested by reliability.cgroup_limit.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
 #include "temp_dir.hpp"
+#include "tilemm/runner.hpp"
 #include "tilemm/system_info.hpp"
 
 namespace tilemm::test {
@@ -38,17 +39,18 @@ class FakeCgroups {
   }
 
   void v2(const std::string& path, const std::string& max, std::size_t current,
-          std::size_t inactive_file = 0) const {
+          std::size_t inactive_file = 0, std::size_t active_file = 0) const {
     cgroup(path, "memory.max", max, "memory.current", current,
-           "anon 1\nfile 2\ninactive_file " + std::to_string(inactive_file) + "\n");
+           "anon 1\nfile 2\nactive_file " + std::to_string(active_file) + "\ninactive_file " +
+               std::to_string(inactive_file) + "\nshmem 5\n");
   }
 
   void v1(const std::string& path, const std::string& limit, std::size_t usage,
-          std::size_t total_inactive_file = 0) const {
-    // v1's own-cgroup field is not the one to use: the cgroups below count too.
+          std::size_t total_inactive_file = 0, const std::string& more_stat = "") const {
+    // v1's own-cgroup fields are not the ones to use: the cgroups below count too.
     cgroup(path, "memory.limit_in_bytes", limit, "memory.usage_in_bytes", usage,
-           "inactive_file 999999999\ntotal_inactive_file " + std::to_string(total_inactive_file) +
-               "\n");
+           "inactive_file 999999999\nactive_file 999999999\ntotal_inactive_file " +
+               std::to_string(total_inactive_file) + "\n" + more_stat);
   }
 
   std::optional<std::size_t> headroom() const {
@@ -139,6 +141,79 @@ TEST(CgroupMemory, NothingToRead) {
   m.v2("/sys/fs/cgroup/job", "a lot", 1);  // a limit that is not a number
   EXPECT_FALSE(m.headroom().has_value());
   EXPECT_FALSE(system_info::cgroup_memory_headroom(m.proc() + "/missing", m.root()).has_value());
+}
+
+TEST(CgroupMemory, V2FileCacheAndMemoryHigh) {
+  // Active and inactive file cache are reclaimed before a kill; memory.high holds the run back
+  // below memory.max.
+  FakeCgroups m;
+  m.self("0::/job\n", kV2Mount);
+  m.v2("/sys/fs/cgroup/job", std::to_string(1024 * kMiB), 900 * kMiB, 300 * kMiB, 400 * kMiB);
+  EXPECT_EQ(m.headroom(), 824 * kMiB);
+  m.cgroup("/sys/fs/cgroup/job", "memory.high", std::to_string(512 * kMiB), "", 0, "");
+  EXPECT_EQ(m.headroom(), 312 * kMiB);
+}
+
+TEST(CgroupMemory, V1NoLimitWithLargePages) {
+  // With 64 KiB pages v1 rounds "no limit" down to 9223372036854710272.
+  FakeCgroups m;
+  m.self("4:memory:/job\n", kV1Mounts);
+  m.v1("/sys/fs/cgroup/memory/job", "9223372036854710272", 10 * kMiB);
+  EXPECT_FALSE(m.headroom().has_value());
+}
+
+TEST(CgroupMemory, V1LimitAboveTheContainersView) {
+  // A pod's limit above the container's cgroup, which the container's mount does not show:
+  // memory.stat's hierarchical_memory_limit carries it down.
+  FakeCgroups m;
+  m.self("4:memory:/kubepods/pod1/c1\n",
+         "35 31 0:32 /kubepods/pod1/c1 /sys/fs/cgroup/memory ro - cgroup cgroup rw,memory\n");
+  m.v1("/sys/fs/cgroup/memory", "9223372036854771712", 100 * kMiB, 0,
+       "hierarchical_memory_limit " + std::to_string(300 * kMiB) + "\n");
+  EXPECT_EQ(m.headroom(), 200 * kMiB);
+}
+
+TEST(CgroupMemory, PathOutsideTheMountIsNotRead) {
+  // The mount shows another cgroup than the process's: its limit is not the process's.
+  FakeCgroups m;
+  m.self("4:memory:/slurm/job_1\n",
+         "35 31 0:32 /docker/xyz /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+  m.v1("/sys/fs/cgroup/memory", std::to_string(10 * kMiB), 0);
+  EXPECT_FALSE(m.headroom().has_value());
+}
+
+TEST(CgroupMemory, PathClimbingOutOfTheNamespaceIsReadAtTheMountPoint) {
+  // A process moved to another cgroup after its namespace was made sees "/../other".
+  FakeCgroups m;
+  m.self("0::/../other\n", kV2Mount);
+  m.v2("/sys/fs/cgroup", std::to_string(512 * kMiB), 12 * kMiB);
+  m.v2("/sys/other", std::to_string(1 * kMiB), 0);  // what the path would reach: not read
+  EXPECT_EQ(m.headroom(), 500 * kMiB);
+}
+
+// The room the plan leaves: each limit less what a run needs beside its matrices there.
+TEST(HostMemoryRoom, TightestLimitLessItsReserve) {
+  system_info::HostMemory host;
+  host.machine = 20000 * kMiB;
+  EXPECT_EQ(host_memory_room(host, 8, true).bytes, 20000 * kMiB);
+  EXPECT_EQ(host_memory_room(host, 8, true).note, "");
+
+  host.cgroup = 1000 * kMiB;  // less 64 MiB and 4 MiB a thread
+  const MemoryRoom cgroup = host_memory_room(host, 8, true);
+  EXPECT_EQ(cgroup.bytes, (1000 - 64 - 32) * kMiB);
+  EXPECT_NE(cgroup.note.find("cgroup"), std::string::npos);
+  EXPECT_NE(cgroup.note.find("less 96 MiB"), std::string::npos);
+
+  host.address_space = 500 * kMiB;  // less OpenBLAS's buffer and page, and 16 MiB
+  const MemoryRoom limited = host_memory_room(host, 8, true);
+  EXPECT_EQ(limited.bytes, (500 - 128 - 16) * kMiB - 4096);
+  EXPECT_NE(limited.note.find("ulimit -v, less 144 MiB"), std::string::npos);
+  EXPECT_EQ(host_memory_room(host, 8, false).bytes, 500 * kMiB);  // another BLAS: no reserve
+  EXPECT_EQ(host_memory_room(host, 8, false).note, "");
+
+  host.cgroup = 50 * kMiB;  // under the reserve: nothing, and the cgroup named
+  EXPECT_EQ(host_memory_room(host, 1, true).bytes, 0u);
+  EXPECT_NE(host_memory_room(host, 1, true).note.find("less 68 MiB"), std::string::npos);
 }
 
 }  // namespace
