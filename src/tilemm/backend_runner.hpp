@@ -104,14 +104,24 @@ class Workspace final : public Session {
       throw InputError(p_.origin.where() + ": '" + file->path +
                        "' changed since the spec was read");
     }
-    const std::vector<double> values = npy::read_data(file->path, header);
-    for (std::size_t e = 0; e < values.size(); ++e) {
-      if (!std::isfinite(values[e])) {
-        throw InputError(p_.origin.where() + ": '" + file->path + "' holds a NaN or Inf (element " +
-                         std::to_string(e) + " in file order); tilemm multiplies finite matrices");
-      }
-    }
-    copy_from_file_order(values, header.fortran_order, x);
+    // Read in pieces straight into the host's copy of x: no second copy of the file is held.
+    const auto host = Kokkos::create_mirror_view(x);
+    npy::read_pieces(file->path, header,
+                     [&](const double* values, std::size_t first, std::size_t count) {
+                       for (std::size_t e = first; e < first + count; ++e) {
+                         const double value = values[e - first];
+                         if (!std::isfinite(value)) {
+                           throw InputError(p_.origin.where() + ": '" + file->path +
+                                            "' holds a NaN or Inf (element " + std::to_string(e) +
+                                            " in file order); tilemm multiplies finite matrices");
+                         }
+                         const auto [i, j] =
+                             file_order_position(e, file->rows, file->cols, header.fortran_order);
+                         host(i, j) = static_cast<Scalar>(value);
+                       }
+                       return true;
+                     });
+    Kokkos::deep_copy(x, host);
   }
 
   const Plan& plan_;
@@ -141,27 +151,19 @@ struct BackendRunner {
     });
   }
 
-  /// A, B, C0, C in the problem's precision, then the most of what lives beside them: while a
-  /// matrix is read from a .npy file, its values as doubles (and a float32 file's as read); later
-  /// the reference C and norms in double, and the double copies of A and B that a float problem's
-  /// reference needs while it is computed. Saturates at SIZE_MAX: extents within int range can
-  /// need more than 2^64 bytes, and a wrapped count would let the plan pass a problem no machine
-  /// holds.
+  /// A, B, C0, C in the problem's precision, the reference C and norms in double, and the double
+  /// copies of A and B that a float problem's reference needs while it is computed. (A matrix
+  /// from a .npy file is read in pieces of 1 MiB: Workspace::fill.) Saturates at SIZE_MAX:
+  /// extents within int range can need more than 2^64 bytes, and a wrapped count would let the
+  /// plan pass a problem no machine holds.
   static std::size_t bytes_needed(const Problem& p) {
     const auto mul = saturating_mul, add = saturating_add;
     const std::size_t m = p.m, n = p.n, k = p.k, s = p.scalar_bytes();
     const std::size_t mk = mul(m, k), kn = mul(k, n), mn = mul(m, n);
-    const std::size_t operands = mul(s, add(add(mk, kn), mul(2, mn)));
-    std::size_t reference = mul(8, add(mn, add(m, n)));
-    if (p.precision == Precision::Float) reference = add(reference, mul(8, add(mk, kn)));
-    std::size_t file = 0;  // on the host: a GPU's count leaves it out
-    for (const auto* source : {&p.a, &p.b, &p.c}) {
-      if (!*source || !kernels::runs_on_cpu<ExecSpace>()) continue;
-      const std::size_t elements = mul((*source)->rows, (*source)->cols);
-      const std::size_t held = (*source)->item_bytes == 8 ? 8 : 12;
-      file = std::max(file, mul(held, elements));
-    }
-    return add(operands, std::max(reference, file));
+    std::size_t bytes = mul(s, add(add(mk, kn), mul(2, mn)));
+    bytes = add(bytes, mul(8, add(mn, add(m, n))));
+    if (p.precision == Precision::Float) bytes = add(bytes, mul(8, add(mk, kn)));
+    return bytes;
   }
 
   static std::unique_ptr<Session> prepare(const Plan& plan) {

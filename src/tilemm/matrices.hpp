@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <vector>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -62,18 +62,14 @@ void convert(const In& x, const Out& y) {
       });
 }
 
-/// Copies values given in a file's element order (row-major unless fortran_order) into x.
-template <class View>
-void copy_from_file_order(const std::vector<double>& values, bool fortran_order, const View& x) {
-  using Scalar = typename View::non_const_value_type;
-  auto host = Kokkos::create_mirror_view(x);
-  const std::int64_t rows = x.extent(0), cols = x.extent(1);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    for (std::int64_t j = 0; j < cols; ++j) {
-      host(i, j) = static_cast<Scalar>(fortran_order ? values[i + j * rows] : values[i * cols + j]);
-    }
-  }
-  Kokkos::deep_copy(x, host);
+/// Element `e` of a rows x cols matrix in a file's element order (row-major unless
+/// fortran_order), as (row, column).
+inline std::pair<std::int64_t, std::int64_t> file_order_position(std::size_t e, std::int64_t rows,
+                                                                 std::int64_t cols,
+                                                                 bool fortran_order) {
+  const auto index = static_cast<std::int64_t>(e);
+  return fortran_order ? std::pair{index % rows, index / rows}
+                       : std::pair{index / cols, index % cols};
 }
 
 }  // namespace tilemm

@@ -269,45 +269,55 @@ std::ifstream open_data(const std::string& path, const Header& header, const cha
 }
 }  // namespace
 
-std::vector<double> read_data(const std::string& path, const Header& header) {
-  std::ifstream in = open_data(path, header, "read_data");
-  const auto n = static_cast<std::size_t>(header.count());
-  std::vector<double> out(n);
-  if (header.item_bytes() == 8) {
-    in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n * 8));
-  } else {
-    std::vector<float> buffer(n);
-    in.read(reinterpret_cast<char*>(buffer.data()), static_cast<std::streamsize>(n * 4));
-    for (std::size_t i = 0; i < n; ++i) out[i] = buffer[i];
-  }
-  if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
-  return out;
-}
-
 namespace {
 template <class Scalar>
-std::int64_t first_non_finite_of(std::ifstream& in, const std::string& path, std::size_t n) {
-  constexpr std::size_t kPiece = std::size_t(1) << 17;  // elements a read: 1 MiB of double
+void read_pieces_of(std::ifstream& in, const std::string& path, std::size_t n,
+                    const PieceReader& take) {
+  constexpr std::size_t kPiece = std::size_t(1) << 17;
   std::vector<Scalar> piece(std::min(n, kPiece));
+  std::vector<double> values(piece.size());
   for (std::size_t done = 0; done < n;) {
     const std::size_t count = std::min(kPiece, n - done);
     in.read(reinterpret_cast<char*>(piece.data()),
             static_cast<std::streamsize>(count * sizeof(Scalar)));
     if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!std::isfinite(piece[i])) return static_cast<std::int64_t>(done + i);
-    }
+    std::copy(piece.begin(), piece.begin() + count, values.begin());
+    if (!take(values.data(), done, count)) return;
     done += count;
   }
-  return -1;
 }
 }  // namespace
 
-std::int64_t first_non_finite(const std::string& path, const Header& header) {
-  std::ifstream in = open_data(path, header, "first_non_finite");
+void read_pieces(const std::string& path, const Header& header, const PieceReader& take) {
+  std::ifstream in = open_data(path, header, "read_pieces");
   const auto n = static_cast<std::size_t>(header.count());
-  return header.item_bytes() == 8 ? first_non_finite_of<double>(in, path, n)
-                                  : first_non_finite_of<float>(in, path, n);
+  if (header.item_bytes() == 8) {
+    read_pieces_of<double>(in, path, n, take);
+  } else {
+    read_pieces_of<float>(in, path, n, take);
+  }
+}
+
+std::vector<double> read_data(const std::string& path, const Header& header) {
+  std::vector<double> out;
+  read_pieces(path, header, [&](const double* values, std::size_t first, std::size_t count) {
+    if (first == 0) out.reserve(static_cast<std::size_t>(header.count()));  // the size is checked
+    out.insert(out.end(), values, values + count);
+    return true;
+  });
+  return out;
+}
+
+std::int64_t first_non_finite(const std::string& path, const Header& header) {
+  std::int64_t found = -1;
+  read_pieces(path, header, [&](const double* values, std::size_t first, std::size_t count) {
+    const auto bad =
+        std::find_if(values, values + count, [](double v) { return !std::isfinite(v); });
+    if (bad == values + count) return true;
+    found = static_cast<std::int64_t>(first + (bad - values));
+    return false;
+  });
+  return found;
 }
 
 void write(const std::string& path, const float* data, std::int64_t rows, std::int64_t cols,

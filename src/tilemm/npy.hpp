@@ -7,7 +7,9 @@
 // numpy's own output (tests/data).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,15 +36,22 @@ Header parse_header(const char* bytes, std::size_t available, std::size_t file_b
 /// device or a pipe).
 Header read_header(const std::string& path);
 
-/// Reads the array data of a 2-D file as doubles, in the file's own element order. Checks the
-/// file's size against `header` again before allocating (the file may have changed since the header
-/// was read): throws std::invalid_argument when it no longer holds the array, std::runtime_error
-/// when it cannot be read.
+/// What read_pieces() hands a piece to: `count` values converted to double, `first` the index of
+/// values[0] in the file's own element order. Returns false to stop reading.
+using PieceReader = std::function<bool(const double* values, std::size_t first, std::size_t count)>;
+
+/// Reads the array data of a 2-D file in the file's own element order, in pieces of at most 2^17
+/// elements (1 MiB of double), so that a large file is read without being held. Checks the file's
+/// size against `header` again first (the file may have changed since the header was read):
+/// throws std::invalid_argument when it no longer holds the array, std::runtime_error when it
+/// cannot be read.
+void read_pieces(const std::string& path, const Header& header, const PieceReader& take);
+
+/// The array data of a 2-D file as doubles, in the file's own element order (read_pieces()).
 std::vector<double> read_data(const std::string& path, const Header& header);
 
 /// The index, in the file's own element order, of the first element that is NaN or infinite; -1
-/// when every element is finite. Reads the data in pieces, so that a large file is checked without
-/// holding it; throws as read_data().
+/// when every element is finite (read_pieces()).
 std::int64_t first_non_finite(const std::string& path, const Header& header);
 
 /// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols

@@ -27,7 +27,6 @@ struct NpySource {
   std::int64_t rows = 0, cols = 0;
   bool fortran_order = false;
   std::size_t data_offset = 0;  // where the array starts in the file
-  int item_bytes = 8;           // 4 for float32, 8 for float64
 };
 
 /// One kernel to run on a problem, with its launch request (tile and team size, if asked for).

@@ -319,7 +319,6 @@ class ProblemReader {
     }
     src.fortran_order = header.fortran_order;
     src.data_offset = header.data_offset;
-    src.item_bytes = header.item_bytes();
     dtypes_[key] = header.descr;
     return src;
   }
