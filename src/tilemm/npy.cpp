@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "tilemm/atomic_file.hpp"
@@ -275,14 +276,20 @@ void read_pieces_of(std::ifstream& in, const std::string& path, std::size_t n,
                     const PieceReader& take) {
   constexpr std::size_t kPiece = std::size_t(1) << 17;
   std::vector<Scalar> piece(std::min(n, kPiece));
-  std::vector<double> values(piece.size());
+  std::vector<double> converted(std::is_same_v<Scalar, double> ? 0 : piece.size());
   for (std::size_t done = 0; done < n;) {
     const std::size_t count = std::min(kPiece, n - done);
     in.read(reinterpret_cast<char*>(piece.data()),
             static_cast<std::streamsize>(count * sizeof(Scalar)));
     if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
-    std::copy(piece.begin(), piece.begin() + count, values.begin());
-    if (!take(values.data(), done, count)) return;
+    const double* values = nullptr;
+    if constexpr (std::is_same_v<Scalar, double>) {
+      values = piece.data();
+    } else {
+      std::copy(piece.begin(), piece.begin() + count, converted.begin());
+      values = converted.data();
+    }
+    if (!take(values, done, count)) return;
     done += count;
   }
 }
