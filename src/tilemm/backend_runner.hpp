@@ -106,21 +106,21 @@ class Workspace final : public Session {
     }
     // Read in pieces straight into the host's copy of x: no second copy of the file is held.
     const auto host = Kokkos::create_mirror_view(x);
-    npy::read_pieces(file->path, header,
-                     [&](const double* values, std::size_t first, std::size_t count) {
-                       for (std::size_t e = first; e < first + count; ++e) {
-                         const double value = values[e - first];
-                         if (!std::isfinite(value)) {
-                           throw InputError(p_.origin.where() + ": '" + file->path +
-                                            "' holds a NaN or Inf (element " + std::to_string(e) +
-                                            " in file order); tilemm multiplies finite matrices");
-                         }
-                         const auto [i, j] =
-                             file_order_position(e, file->rows, file->cols, header.fortran_order);
-                         host(i, j) = static_cast<Scalar>(value);
-                       }
-                       return true;
-                     });
+    const auto take = [&](const double* values, std::size_t first, std::size_t count) {
+      for (std::size_t e = first; e < first + count; ++e) {
+        const auto [i, j] = npy::file_order_position(static_cast<std::int64_t>(e), file->rows,
+                                                     file->cols, header.fortran_order);
+        if (!std::isfinite(values[e - first])) {
+          throw InputError(p_.origin.where() + ": '" + file->path + "' holds a NaN or Inf at row " +
+                           std::to_string(i) + ", column " + std::to_string(j) + " (element " +
+                           std::to_string(e) +
+                           " in file order); tilemm multiplies finite matrices");
+        }
+        host(i, j) = static_cast<Scalar>(values[e - first]);
+      }
+      return true;
+    };
+    npy::read_pieces(file->path, header, take);
     Kokkos::deep_copy(x, host);
   }
 

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -60,16 +59,6 @@ void convert(const In& x, const Out& y) {
       KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
         y(i, j) = static_cast<T>(x(i, j));
       });
-}
-
-/// Element `e` of a rows x cols matrix in a file's element order (row-major unless
-/// fortran_order), as (row, column).
-inline std::pair<std::int64_t, std::int64_t> file_order_position(std::size_t e, std::int64_t rows,
-                                                                 std::int64_t cols,
-                                                                 bool fortran_order) {
-  const auto index = static_cast<std::int64_t>(e);
-  return fortran_order ? std::pair{index % rows, index / rows}
-                       : std::pair{index / cols, index % cols};
 }
 
 }  // namespace tilemm

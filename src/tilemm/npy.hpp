@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilemm::npy {
@@ -46,6 +47,14 @@ using PieceReader = std::function<bool(const double* values, std::size_t first, 
 /// throws std::invalid_argument when it no longer holds the array, std::runtime_error when it
 /// cannot be read.
 void read_pieces(const std::string& path, const Header& header, const PieceReader& take);
+
+/// Where element `e` of a rows x cols array in a file's element order (row-major unless
+/// fortran_order) lies: (row, column).
+inline std::pair<std::int64_t, std::int64_t> file_order_position(std::int64_t e, std::int64_t rows,
+                                                                 std::int64_t cols,
+                                                                 bool fortran_order) {
+  return fortran_order ? std::pair{e % rows, e / rows} : std::pair{e / cols, e % cols};
+}
 
 /// The array data of a 2-D file as doubles, in the file's own element order (read_pieces()).
 std::vector<double> read_data(const std::string& path, const Header& header);

@@ -26,7 +26,6 @@ struct NpySource {
   std::string path;  // resolved against the spec file's folder
   std::int64_t rows = 0, cols = 0;
   bool fortran_order = false;
-  std::size_t data_offset = 0;  // where the array starts in the file
 };
 
 /// One kernel to run on a problem, with its launch request (tile and team size, if asked for).

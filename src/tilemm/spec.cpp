@@ -318,7 +318,6 @@ class ProblemReader {
                 std::to_string(src.cols) + " array; a matrix needs at least 1 row and 1 column");
     }
     src.fortran_order = header.fortran_order;
-    src.data_offset = header.data_offset;
     dtypes_[key] = header.descr;
     return src;
   }
@@ -340,8 +339,7 @@ class ProblemReader {
     }
     const std::int64_t e = it->second;
     if (e < 0) return;
-    const std::int64_t row = src.fortran_order ? e % src.rows : e / src.cols;
-    const std::int64_t col = src.fortran_order ? e / src.rows : e % src.cols;
+    const auto [row, col] = npy::file_order_position(e, src.rows, src.cols, src.fortran_order);
     error(node, key,
           "'" + src.path + "' holds a NaN or Inf at row " + std::to_string(row) + ", column " +
               std::to_string(col) + " (element " + std::to_string(e) +

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <vector>
@@ -82,15 +83,16 @@ std::optional<std::size_t> cgroup_bytes(const std::filesystem::path& file) {
   return limit_of(bytes);
 }
 
-/// The value of `key` in a cgroup's memory.stat ("inactive_file 4096"); 0 where absent.
-std::size_t stat_bytes(const std::string& file, const std::string& key) {
+/// The sum of the values of `keys` in a cgroup's memory.stat ("inactive_file 4096"); a key that
+/// is absent counts 0.
+std::size_t stat_bytes(const std::filesystem::path& file, std::initializer_list<std::string> keys) {
   std::ifstream in(file);
   std::string name;
-  std::size_t bytes = 0;
+  std::size_t bytes = 0, sum = 0;
   while (in >> name >> bytes) {
-    if (name == key) return bytes;
+    if (std::find(keys.begin(), keys.end(), name) != keys.end()) sum += bytes;
   }
-  return 0;
+  return sum;
 }
 
 /// A field of /proc/self/mountinfo with its octal escapes ("\\040" for a space) undone.
@@ -154,12 +156,12 @@ std::optional<std::string> cgroup_path(const std::string& file, bool v2) {
 }
 
 /// The folder of the process's cgroup (`path`, from /proc/self/cgroup) in hierarchy `h`, whose
-/// paths lie below `root`; nullopt where the mount does not show it. As the JDK reads cgroups: a
+/// paths lie below `prefix`; nullopt where the mount does not show it. As the JDK reads cgroups: a
 /// path that climbs out of the cgroup namespace ("/../x": the process was moved after the mount)
 /// is read at the mount point; a path outside the cgroup the mount shows is not read at all.
 std::optional<std::filesystem::path> own_folder(const MemoryHierarchy& h, const std::string& path,
-                                                const std::string& root) {
-  const std::filesystem::path point = root + h.point;
+                                                const std::string& prefix) {
+  const std::filesystem::path point = prefix + h.point;
   for (const auto& part : std::filesystem::path(path)) {
     if (part == "..") return point;
   }
@@ -173,7 +175,7 @@ std::optional<std::filesystem::path> own_folder(const MemoryHierarchy& h, const 
     return std::nullopt;
   }
   std::error_code missing;
-  const std::filesystem::path folder = root + h.point + below;
+  const std::filesystem::path folder = prefix + h.point + below;
   if (!std::filesystem::is_directory(folder, missing)) return std::nullopt;
   return folder;
 }
@@ -196,12 +198,12 @@ MemoryCgroup levels_up(bool v2, std::filesystem::path folder, std::filesystem::p
   return cgroup;
 }
 
-std::vector<MemoryCgroup> memory_cgroups(const std::string& proc, const std::string& root) {
+std::vector<MemoryCgroup> memory_cgroups(const std::string& proc, const std::string& prefix) {
   std::vector<MemoryCgroup> found;
   for (const auto& h : memory_hierarchies(proc + "/mountinfo")) {
     const auto path = cgroup_path(proc + "/cgroup", h.v2);
-    const auto folder = path ? own_folder(h, *path, root) : std::nullopt;
-    if (folder) found.push_back(levels_up(h.v2, *folder, root + h.point));
+    const auto folder = path ? own_folder(h, *path, prefix) : std::nullopt;
+    if (folder) found.push_back(levels_up(h.v2, *folder, prefix + h.point));
   }
   return found;
 }
@@ -214,9 +216,8 @@ std::optional<std::size_t> unreclaimable(const std::filesystem::path& folder, bo
   if (!usage) return std::nullopt;
   // v1's memory.stat counts the cgroups below under "total_"; v2's always does.
   const std::string prefix = v2 ? "" : "total_";
-  const std::string stat = (folder / "memory.stat").string();
   const std::size_t cache =
-      stat_bytes(stat, prefix + "active_file") + stat_bytes(stat, prefix + "inactive_file");
+      stat_bytes(folder / "memory.stat", {prefix + "active_file", prefix + "inactive_file"});
   return *usage - std::min(cache, *usage);
 }
 
@@ -242,7 +243,7 @@ std::optional<std::size_t> headroom(const std::vector<MemoryCgroup>& cgroups) {
         take(cgroup_bytes(folder / "memory.limit_in_bytes"), *used);
         if (folder == cgroup.levels.front()) {
           const std::size_t above =
-              stat_bytes((folder / "memory.stat").string(), "hierarchical_memory_limit");
+              stat_bytes(folder / "memory.stat", {"hierarchical_memory_limit"});
           if (above != 0) take(limit_of(above), *used);
         }
       }
@@ -254,8 +255,8 @@ std::optional<std::size_t> headroom(const std::vector<MemoryCgroup>& cgroups) {
 }  // namespace
 
 std::optional<std::size_t> cgroup_memory_headroom(const std::string& proc,
-                                                  const std::string& root) {
-  return headroom(memory_cgroups(proc, root));
+                                                  const std::string& prefix) {
+  return headroom(memory_cgroups(proc, prefix));
 }
 
 HostMemory host_memory() {

@@ -10,7 +10,7 @@ a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps r
 2. SMALL_SPEC under limits from 256 MiB down to 32 MiB in steps of 8 MiB, then the 8 MiB above the
    first refusal in steps of 512 KiB: every run passes or is refused (3), none is killed.
 3. The same from 512 MiB down to 128 MiB for a double 4096 x 4096 A read from a .npy file (128
-   MiB, held as doubles while it is copied in) times a B of 8 columns.
+   MiB, read in pieces into the matrix) times a B of 8 columns.
 
 Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root; under
 cgroup v2, memory delegated neither to this process's cgroup's children nor to the top's).
@@ -182,7 +182,8 @@ def main():
     tilemm, big_spec, small_spec, backend = sys.argv[1:5]
     cgroup = make_memory_cgroup()
     if cgroup is None:
-        print("SKIP: no cgroup with a memory limit can be made below this process's")
+        print("SKIP: no cgroup with a memory limit can be made here (below this process's own, or "
+              "under cgroup v2 below the hierarchy's top)")
         return 77
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
     try:

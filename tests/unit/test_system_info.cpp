@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 
-/// A made-up machine: `proc` stands for /proc/self; mount points lie below `root`.
+/// A made-up machine: `proc` stands for /proc/self; mount points lie below `root` (the prefix).
 class FakeCgroups {
  public:
   FakeCgroups() { std::filesystem::create_directories(dir_.path("proc")); }
@@ -187,7 +187,7 @@ TEST(CgroupMemory, PathClimbingOutOfTheNamespaceIsReadAtTheMountPoint) {
   FakeCgroups m;
   m.self("0::/../other\n", kV2Mount);
   m.v2("/sys/fs/cgroup", std::to_string(512 * kMiB), 12 * kMiB);
-  m.v2("/sys/other", std::to_string(1 * kMiB), 0);  // what the path would reach: not read
+  m.v2("/sys/fs/other", std::to_string(1 * kMiB), 0);  // where the path would lead: not read
   EXPECT_EQ(m.headroom(), 500 * kMiB);
 }
 
