@@ -103,8 +103,8 @@ constexpr std::size_t kSetupSlack = std::size_t(16) << 20;
 /// Memory a run touches besides its counted matrices after the plan (the BLAS's packed panels,
 /// Kokkos' team scratch, the heap's growth), which a cgroup's limit must leave room for: past the
 /// limit the system swaps the run out or kills it. Measured on OpenMP with OpenBLAS (peak usage
-/// less the matrices): 21-32 MiB at 1 thread for n = 1536-6144 in double, and 1-2 MiB more per
-/// thread; these figures hold twice that.
+/// less the matrices; perf/memory_overhead.py): 7-19 MiB on one thread for n = 1536-6144 in
+/// double, and 1.2-1.7 MiB more a thread; this holds more than twice that.
 std::size_t cgroup_reserve(int threads) {
   return (std::size_t(64) << 20) + std::size_t(std::max(threads, 1)) * (std::size_t(4) << 20);
 }
