@@ -26,7 +26,7 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.join(REPO, "tests", "reliability"))
 import cgroup_limit  # noqa: E402
 
-cgroup_limit.TIMEOUT_S = 600  # a run at n = 6144 on one thread takes a minute or more
+TIMEOUT_S = 600  # a run at n = 6144 on one thread takes a minute or more
 
 MIB = 1 << 20
 
@@ -39,19 +39,11 @@ def spec(folder, name, text):
 
 
 def in_cgroup(measure):
-    """measure(cgroup) in a cgroup made for it (so that its peak usage is its own), then removed."""
-    cgroup = cgroup_limit.make_memory_cgroup()
-    if cgroup is None:
-        sys.exit("no cgroup with a memory limit can be made here (run as root)")
-    try:
+    """measure(cgroup) in a cgroup made for it, so that its peak usage is its own."""
+    with cgroup_limit.memory_cgroup() as cgroup:
+        if cgroup is None:
+            sys.exit("no cgroup with a memory limit can be made here (run as root)")
         return measure(cgroup)
-    finally:
-        for _ in range(50):  # a killed process may take a moment to leave it
-            try:
-                os.rmdir(cgroup[0])
-                break
-            except OSError:
-                time.sleep(0.1)
 
 
 def peak_usage(command, env):
@@ -59,7 +51,7 @@ def peak_usage(command, env):
     def measure(cgroup):
         folder, limit_file = cgroup
         v2 = limit_file == "memory.max"
-        status, _ = cgroup_limit.run(cgroup, "max" if v2 else 1 << 40, command, env)
+        status, _ = cgroup_limit.run(cgroup, "max" if v2 else 1 << 40, command, env, TIMEOUT_S)
         with open(os.path.join(folder, "memory.peak" if v2 else "memory.max_usage_in_bytes")) as f:
             return status, int(f.read())
     return in_cgroup(measure)
@@ -99,7 +91,7 @@ def main():
         tiny = spec(tmp, "tiny", "m: 256, n: 256, k: 256, precision: double, kernels: all")
         status, stderr = in_cgroup(lambda cgroup: cgroup_limit.run(
             cgroup, 100 * 10**6, [tilemm, tiny, "--backend", "openmp", "-q"],
-            dict(env, OMP_NUM_THREADS="8")))
+            dict(env, OMP_NUM_THREADS="8"), TIMEOUT_S))
         record["small_problem"] = {"limit_bytes": 100 * 10**6, "threads": 8, "exit": status,
                                    "message": stderr.strip().splitlines()[-1:]}
         small = os.path.join(REPO, "tests", "cli", "specs", "small.yaml")

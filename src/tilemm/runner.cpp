@@ -135,32 +135,27 @@ MemoryRoom memory_room(const std::string& name) {
 }  // namespace
 
 MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas) {
-  const auto less = [](std::size_t bytes, std::size_t reserve) {
-    return bytes > reserve ? bytes - reserve : 0;
-  };
   MemoryRoom room{host.machine, ""};
-  if (host.cgroup) {
-    const std::size_t reserve = cgroup_reserve(threads);
-    if (less(*host.cgroup, reserve) < room.bytes) {
-      room = {less(*host.cgroup, reserve),
-              " (under the memory limit of the process's cgroup, such as a batch job's memory "
-              "request or a container's limit, less " +
-                  std::to_string(reserve >> 20) +
-                  " MiB kept for what a run touches besides its matrices: past the limit the "
-                  "system swaps the run out or kills it)"};
-    }
-  }
-  if (host.address_space) {
-    const std::size_t reserve = openblas ? kOpenBlasBuffer + kSetupSlack : 0;
-    if (less(*host.address_space, reserve) < room.bytes) {
-      room = {less(*host.address_space, reserve), ""};
-      if (reserve != 0) {
-        room.note = " (under ulimit -v, less " + std::to_string(reserve >> 20) +
+  // A limit less what it must keep besides the matrices, where that is tighter than the room.
+  const auto tighten = [&](std::optional<std::size_t> limit, std::size_t reserve,
+                           const std::string& note) {
+    const std::size_t bytes = limit && *limit > reserve ? *limit - reserve : 0;
+    if (limit && bytes < room.bytes) room = {bytes, note};
+  };
+  const std::size_t cgroup_keeps = cgroup_reserve(threads);
+  tighten(host.cgroup, cgroup_keeps,
+          " (under the memory limit of the process's cgroup, such as a batch job's memory request "
+          "or a container's limit, less " +
+              std::to_string(cgroup_keeps >> 20) +
+              " MiB kept for what a run touches besides its matrices: past the limit the system "
+              "swaps the run out or kills it)");
+  const std::size_t address_space_keeps = openblas ? kOpenBlasBuffer + kSetupSlack : 0;
+  tighten(host.address_space, address_space_keeps,
+          address_space_keeps == 0
+              ? ""
+              : " (under ulimit -v, less " + std::to_string(address_space_keeps >> 20) +
                     " MiB kept free for the buffer OpenBLAS maps on its first call and the run's "
-                    "small allocations before it)";
-      }
-    }
-  }
+                    "small allocations before it)");
   return room;
 }
 

@@ -15,12 +15,15 @@ a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps r
 Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root; under
 cgroup v2, memory delegated neither to this process's cgroup's children nor to the top's).
 """
+import contextlib
 import os
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+import sweep
 
 MIB = 1 << 20
 TIMEOUT_S = 60
@@ -88,13 +91,13 @@ def join(folder):
         f.write(str(os.getpid()))
 
 
-def run(cgroup, limit, command, env):
+def run(cgroup, limit, command, env, timeout=TIMEOUT_S):
     folder, limit_file = cgroup
     with open(os.path.join(folder, limit_file), "w") as f:
         f.write(str(limit))
 
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout,
                               preexec_fn=lambda: join(folder))
     except subprocess.TimeoutExpired:
         return None, ""
@@ -117,8 +120,9 @@ def check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp):
         return 1
     print("ok: 2.5 GiB under a 1 GiB limit refused (3):\n" + stderr.strip().splitlines()[-1])
 
-    return sweep(cgroup, [tilemm, small_spec, "--backend", backend, "-q"], env, 256, 32, 8) or \
-        sweep(cgroup, [tilemm, npy_spec(tmp), "--backend", backend, "-q"], env, 512, 128, 8)
+    return sweep_cgroup(cgroup, [tilemm, small_spec, "--backend", backend, "-q"], env, 256, 32,
+                        8) or \
+        sweep_cgroup(cgroup, [tilemm, npy_spec(tmp), "--backend", backend, "-q"], env, 512, 128, 8)
 
 
 def npy_spec(tmp):
@@ -137,66 +141,49 @@ def npy_spec(tmp):
     return spec
 
 
-def sweep(cgroup, command, env, top_mib, bottom_mib, step_mib):
+def sweep_cgroup(cgroup, command, env, top_mib, bottom_mib, step_mib):
     """Limits from top to bottom, then the step above the first refusal in steps of 1/16 of it:
     every run passes or is refused (3); some pass, some are refused. 0: so, 1: not."""
-    passed = []
+    def run_at(limit, fine_step):
+        return run(cgroup, limit, command, env)
 
-    def clean(limit):
-        status, stderr = run(cgroup, limit, command, env)
-        if status == 0:
-            passed.append(limit)
-            return True, False
-        if refused(status, stderr):
-            return True, True
-        print("FAIL: %s under a cgroup limit of %d KiB: exit status %s (%s)\n%s" % (
-            command[1], limit >> 10, status,
-            "killed" if status == -9 else "hung" if status is None else "",
-            stderr.strip()[-2000:]))
-        return False, False
-
-    first_refusal = None
-    for limit in range(top_mib * MIB, bottom_mib * MIB - 1, -step_mib * MIB):
-        ok, was_refused = clean(limit)
-        if not ok:
-            return 1
-        if was_refused and first_refusal is None:
-            first_refusal = limit
-    if first_refusal is None or not passed:
-        print("FAIL: %s from %d MiB to %d MiB was never %s" % (
-            command[1], top_mib, bottom_mib, "refused" if first_refusal is None else "run"))
+    found = sweep.sweep(run_at, refused, top=top_mib * MIB, step=step_mib * MIB,
+                        fine=step_mib * MIB // 16, bottom=bottom_mib * MIB)
+    if found is None:
+        print("FAIL: %s" % command[1])
         return 1
-    fine = step_mib * MIB // 16
-    for limit in range(first_refusal + step_mib * MIB, first_refusal, -fine):
-        if not clean(limit)[0]:
-            return 1
-    print("ok: %s: every cgroup limit from %d MiB to %d MiB (steps of %d MiB) and from %d KiB to "
-          "%d KiB (steps of %d KiB) passed or was refused (3); the lowest that passed: %d KiB"
-          % (os.path.basename(command[1]), top_mib, bottom_mib, step_mib,
-             (first_refusal + step_mib * MIB) >> 10, first_refusal >> 10, fine >> 10,
-             min(passed) >> 10))
+    print("ok: %s: every cgroup limit from %d MiB to %d MiB (steps of %d MiB) and the step above "
+          "the first refusal, %d KiB (steps of %d KiB), passed or was refused (3); the lowest that "
+          "passed: %d KiB" % (os.path.basename(command[1]), top_mib, bottom_mib, step_mib,
+                              found[0] >> 10, step_mib * MIB // 16 >> 10, found[1] >> 10))
     return 0
 
 
-def main():
-    tilemm, big_spec, small_spec, backend = sys.argv[1:5]
+@contextlib.contextmanager
+def memory_cgroup():
+    """A cgroup made for the block (make_memory_cgroup(); None where none can be made), removed
+    after it."""
     cgroup = make_memory_cgroup()
-    if cgroup is None:
-        print("SKIP: no cgroup with a memory limit can be made here (below this process's own, or "
-              "under cgroup v2 below the hierarchy's top)")
-        return 77
-    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            return check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp)
+        yield cgroup
     finally:
-        for _ in range(50):  # a killed process may take a moment to leave the cgroup
+        for _ in range(50 if cgroup else 0):  # a killed process may take a moment to leave it
             try:
                 os.rmdir(cgroup[0])
                 break
             except OSError:
                 time.sleep(0.1)
 
+
+def main():
+    tilemm, big_spec, small_spec, backend = sys.argv[1:5]
+    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
+    with memory_cgroup() as cgroup, tempfile.TemporaryDirectory() as tmp:
+        if cgroup is None:
+            print("SKIP: no cgroup with a memory limit can be made here (below this process's own, "
+                  "or under cgroup v2 below the hierarchy's top)")
+            return 77
+        return check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 
+import sweep
+
 STEP = 16 << 20
 FINE_STEP = 64 << 10
 TIMEOUT_S = 30
@@ -53,30 +55,17 @@ def main():
     command = [tilemm, spec, "--backend", backend, "-q"]
 
     def clean(status, stderr):
-        return status == 0 or (status == 3 and "of host memory;" in stderr and "OpenBLAS" in stderr)
+        return status == 3 and "of host memory;" in stderr and "OpenBLAS" in stderr
 
-    limit = 1 << 30
-    while limit > STEP and run(command, limit, env)[0] == 0:
-        limit -= STEP
-    status, stderr = run(command, limit, env)
-    print("ulimit -v %d KiB: exit status %s, the first of the 16 MiB steps from 1 GiB that does "
-          "not pass" % (limit >> 10, "none (hung)" if status is None else status))
-    print(stderr.strip())
-    if status == 0 or not clean(status, stderr):
-        print("FAIL: no clean refusal (3) there")
+    def run_at(limit, fine_step):
+        return run(command, limit, env, FINE_TIMEOUT_S if fine_step else TIMEOUT_S)
+
+    found = sweep.sweep(run_at, clean, top=1 << 30, step=STEP, fine=FINE_STEP)
+    if found is None:
         return 1
-    fine = limit + STEP
-    while fine > limit:
-        status, stderr = run(command, fine, env, FINE_TIMEOUT_S)
-        if not clean(status, stderr):
-            print("FAIL: ulimit -v %d KiB: exit status %s\n%s" %
-                  (fine >> 10, "none (hung)" if status is None else status, stderr.strip()[-2000:]))
-            return 1
-        fine -= FINE_STEP
     print("ok: every limit from %d KiB down to %d KiB in steps of 64 KiB passed or was refused (3)"
-          % ((limit + STEP) >> 10, limit >> 10))
+          % ((found[0] + STEP) >> 10, found[0] >> 10))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
