@@ -150,9 +150,11 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
 /// that names a file not made yet included: the write makes that file).
 std::filesystem::path file_identity(const std::string& path) {
   std::error_code ec;
-  const std::string file = tilemm::written_file(path);
+  // Absolute first: of a relative path none of whose parts exists yet, weakly_canonical keeps
+  // the path as given, and "r.out" would differ from "./r.out".
+  const auto file = std::filesystem::absolute(tilemm::written_file(path)).lexically_normal();
   std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
-  return ec ? std::filesystem::absolute(file).lexically_normal() : resolved;
+  return ec ? file : resolved;
 }
 
 /// Every file a run will write, checked before anything runs: each writable, none written twice

@@ -2,9 +2,11 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <set>
 #include <thread>
 #ifdef __linux__
 #include <sched.h>
@@ -53,17 +55,19 @@ constexpr long kMostHostThreads = 512;
 constexpr long kMostHostThreads = 4096;  // one program on a few thousand threads at most
 #endif
 
-/// Digits alone, and few enough that strtol cannot overflow; -1 otherwise. A variable's value may
-/// have spaces around it and a + before it, as OpenMP runtimes and Kokkos read them.
+/// The count a text gives as OpenMP runtimes and Kokkos read it: digits alone (leading zeros too),
+/// and for a variable, spaces around them and a + before them. -1 when it is not such a count; a
+/// count past what a long holds reads as the largest long, so that it is refused as too large
+/// (OMP_NUM_THREADS=4294967296 made libgomp crash, and 4294967809 started 513 threads).
 long whole_number(std::string text, bool variable = false) {
   if (variable) {
     const auto first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
     text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
     if (!text.empty() && text[0] == '+') text.erase(0, 1);
   }
-  const bool digits = !text.empty() && text.size() <= 9 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-  return digits ? std::strtol(text.c_str(), nullptr, 10) : -1;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  text.erase(0, std::min(text.find_first_not_of('0'), text.size() - 1));
+  return text.size() > 18 ? std::numeric_limits<long>::max() : std::stol(text);
 }
 
 /// A variable's value, empty when it is not set.
@@ -90,46 +94,196 @@ long available_processors() {
   return long(std::thread::hardware_concurrency());
 }
 
+/// How a Kokkos flag takes its value.
+enum class Takes {
+  nothing,     // --kokkos-help
+  boolean,     // --kokkos-disable-warnings or --kokkos-disable-warnings=BOOL (Kokkos 4)
+  count,       // --kokkos-device-id=INT
+  counts,      // --kokkos-num-devices=INT[,INT] (Kokkos 3)
+  text,        // --kokkos-tools-args=STR
+  device_map,  // --kokkos-map-device-id-by=mpi_rank|random
+};
+
+struct KokkosOption {
+  const char* name;  // a flag, or a variable of the environment
+  Takes takes;
+  long min = 0, most = 0;  // a count's range
+};
+
+// The flags and variables of the Kokkos this program is built with, as its --kokkos-help and its
+// sources list them. Kokkos 3 ignores a flag it does not know, Kokkos 4 warns of it, and the run
+// goes on without what was asked (a misspelled --kokkos-num-thread=1 ran on every processor); a
+// value it cannot read ends Kokkos::initialize in an exception ("stoi") or an abort.
+#if KOKKOS_VERSION < 40000
+constexpr KokkosOption kFlags[] = {
+    {"--kokkos-help", Takes::nothing},
+    {"--kokkos-disable-warnings", Takes::nothing},
+    {"--kokkos-tune-internals", Takes::nothing},
+    {kThreadsFlag, Takes::count, 1, kMostHostThreads},
+    {"--kokkos-numa", Takes::count, 1, 4096},
+    {"--kokkos-device-id", Takes::count, 0, 4096},
+    {"--kokkos-device", Takes::count, 0, 4096},
+    {"--kokkos-num-devices", Takes::counts, 1, 4096},
+    {"--kokkos-ndevices", Takes::counts, 1, 4096},
+    {"--kokkos-tools-library", Takes::text},
+    {"--kokkos-tools-args", Takes::text},
+    {"--kokkos-tools-help", Takes::nothing},
+#if KOKKOS_VERSION >= 30700
+    {"--kokkos-print-configuration", Takes::nothing},
+    {"--kokkos-map-device-id-by", Takes::device_map},
+    {"--kokkos-tools-libs", Takes::text},
+#endif
+};
+constexpr KokkosOption kVariables[] = {
+    {"KOKKOS_NUMA", Takes::count, 1, 4096},
+    {"KOKKOS_NUM_DEVICES", Takes::count, 1, 4096},
+    {"KOKKOS_RAND_DEVICES", Takes::count, 1, 4096},
+    {"KOKKOS_SKIP_DEVICE", Takes::count, 0, 4096},
+};
+#else
+constexpr KokkosOption kFlags[] = {
+    {"--kokkos-help", Takes::nothing},
+    {"--kokkos-disable-warnings", Takes::boolean},
+    {"--kokkos-print-configuration", Takes::boolean},
+    {"--kokkos-tune-internals", Takes::boolean},
+    {"--kokkos-num-threads", Takes::count, 1, kMostHostThreads},
+    {"--kokkos-device-id", Takes::count, 0, 4096},
+    {"--kokkos-map-device-id-by", Takes::device_map},
+    {"--kokkos-tools-libs", Takes::text},
+    {"--kokkos-tools-library", Takes::text},
+    {"--kokkos-tools-args", Takes::text},
+    {"--kokkos-tools-help", Takes::nothing},
+};
+constexpr KokkosOption kVariables[] = {
+    {"KOKKOS_DISABLE_WARNINGS", Takes::boolean},
+    {"KOKKOS_PRINT_CONFIGURATION", Takes::boolean},
+    {"KOKKOS_TUNE_INTERNALS", Takes::boolean},
+    {"KOKKOS_MAP_DEVICE_ID_BY", Takes::device_map},
+};
+#endif
+
+std::string kokkos_version() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+         "." + std::to_string(KOKKOS_VERSION % 100);
+}
+
+std::string lower_case(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// Throws InputError, naming `who` (the flag or the variable), when `value` is not what `option`
+/// takes.
+void check_value(const KokkosOption& option, const std::string& who, const std::string& value,
+                 bool variable) {
+  const auto refuse = [&](const std::string& expected, const std::string& note = "") {
+    throw InputError(who + ": must be " + expected + ", got '" + value + "'" + note);
+  };
+  const std::string range =
+      "a whole number in [" + std::to_string(option.min) + ", " + std::to_string(option.most) + "]";
+  const auto in_range = [&](const std::string& text) {
+    const long count = whole_number(text, variable);
+    return count >= option.min && count <= option.most;
+  };
+  switch (option.takes) {
+    case Takes::nothing:
+      refuse("given without a value");
+      break;
+    case Takes::boolean:
+      if (!std::set<std::string>{"yes", "true", "1", "no", "false", "0"}.count(lower_case(value)))
+        refuse("yes, true, 1, no, false or 0");
+      break;
+    case Takes::count:
+      if (!in_range(value)) {
+        const bool too_many_threads =
+            option.most == kMostHostThreads && whole_number(value, variable) > option.most;
+        refuse(range, too_many_threads ? " (Kokkos' OpenMP backend holds at most " +
+                                             std::to_string(kMostHostThreads) + " threads)"
+                                       : "");
+      }
+      break;
+    case Takes::counts: {  // the devices to use, then one to skip
+      const auto comma = value.find(',');
+      if (!in_range(value.substr(0, comma)) ||
+          (comma != std::string::npos && whole_number(value.substr(comma + 1)) < 0))
+        refuse(range + ", optionally followed by ,INT (a device to skip)");
+      break;
+    }
+    case Takes::text:
+      if (value.empty()) throw InputError(who + ": an empty value");
+      break;
+    case Takes::device_map:
+      if (value != "mpi_rank" && value != "random") refuse("mpi_rank or random");
+      break;
+  }
+}
+
+/// Throws InputError when `arg`, a --kokkos-* flag, is not one of this Kokkos, or its value is not
+/// one Kokkos reads.
+void check_flag(const std::string& arg) {
+  const auto equals = arg.find('=');
+  // The thread count in either spelling is the one this Kokkos reads (the constructor), and
+  // messages spell it as tilemm's documentation does.
+  const bool threads = arg.compare(0, equals, "--kokkos-num-threads") == 0 ||
+                       arg.compare(0, equals, "--kokkos-threads") == 0;
+  const std::string flag = threads ? kThreadsFlag : arg.substr(0, equals);
+  const std::string name = threads ? "--kokkos-num-threads" : flag;
+  const auto known = std::find_if(std::begin(kFlags), std::end(kFlags),
+                                  [&](const KokkosOption& o) { return flag == o.name; });
+  if (known == std::end(kFlags)) {
+    std::string names;
+    for (const auto& o : kFlags) {
+      names += std::string(names.empty() ? "" : ", ") +
+               (o.name == std::string(kThreadsFlag) ? "--kokkos-num-threads" : o.name);
+    }
+    throw InputError(name + ": not an option of Kokkos " + kokkos_version() +
+                     " (its options: " + names + "; see tilemm --kokkos-help)");
+  }
+  const bool has_value = equals != std::string::npos;
+  if (has_value) {
+    if (known->takes == Takes::nothing)
+      throw InputError(name + ": takes no value, got '" + arg.substr(equals + 1) + "'");
+    check_value(*known, name, arg.substr(equals + 1), false);
+  } else if (known->takes != Takes::nothing && known->takes != Takes::boolean) {
+    throw InputError(name + ": needs a value (" + name + "=...)");
+  }
+}
+
 }  // namespace
 
 void KokkosArguments::check() const {
-  // Each count Kokkos takes, from its flag or its variable: a bad one ends Kokkos::initialize in an
+  for (std::size_t i = 1; i < args_.size(); ++i) check_flag(args_[i]);
+  for (const auto& v : kVariables) {
+    if (std::getenv(v.name) != nullptr) check_value(v, v.name, variable(v.name), true);
+  }
+#if KOKKOS_VERSION < 40000
+  if (std::getenv("KOKKOS_NUM_DEVICES") != nullptr && std::getenv("KOKKOS_RAND_DEVICES") != nullptr)
+    throw InputError("KOKKOS_NUM_DEVICES and KOKKOS_RAND_DEVICES are both set: Kokkos takes one");
+#endif
+  // The counts that have a flag and a variable: a bad variable ends Kokkos::initialize in an
   // exception or an abort of its own (KOKKOS_NUM_THREADS=0: abort), and Kokkos 3.4 refuses a flag
   // and a variable that disagree (4.x takes the flag).
   struct Count {
     const char* flag;   // as the user spells it
     const char* given;  // as args_ holds it (the constructor)
     const char* variable;
-    long min, most;
     long value;  // -1: not given
   };
-  Count counts[] = {
-      {"--kokkos-num-threads", kThreadsFlag, "KOKKOS_NUM_THREADS", 1, kMostHostThreads, -1},
-      {"--kokkos-device-id", "--kokkos-device-id", "KOKKOS_DEVICE_ID", 0, 4096, -1}};
+  Count counts[] = {{"--kokkos-num-threads", kThreadsFlag, "KOKKOS_NUM_THREADS", -1},
+                    {"--kokkos-device-id", "--kokkos-device-id", "KOKKOS_DEVICE_ID", -1}};
   const Count& threads = counts[0];
-  const auto checked = [&threads](const Count& c, const std::string& name, const std::string& text,
-                                  bool variable) {
-    const long value = whole_number(text, variable);
-    if (value < c.min || value > c.most) {
-      throw InputError(name + ": must be a whole number in [" + std::to_string(c.min) + ", " +
-                       std::to_string(c.most) + "], got '" + text + "'" +
-                       (&c == &threads && value > c.most
-                            ? " (Kokkos' OpenMP backend holds at most " +
-                                  std::to_string(kMostHostThreads) + " threads)"
-                            : ""));
-    }
-    return value;
-  };
   for (Count& c : counts) {
     const std::string flag = c.flag;
     const std::string given = std::string(c.given) + "=";
-    for (std::size_t i = 1; i < args_.size(); ++i) {
-      if (args_[i].rfind(given, 0) == 0)
-        c.value = checked(c, flag, args_[i].substr(given.size()), false);
+    for (std::size_t i = 1; i < args_.size(); ++i) {  // checked above: the last one counts
+      if (args_[i].rfind(given, 0) == 0) c.value = whole_number(args_[i].substr(given.size()));
     }
     if (std::getenv(c.variable) == nullptr) continue;
     const std::string text = variable(c.variable);
-    const long from_variable = checked(c, c.variable, text, true);
+    const auto option = std::find_if(std::begin(kFlags), std::end(kFlags),
+                                     [&](const KokkosOption& o) { return c.given == o.name; });
+    check_value(*option, c.variable, text, true);
+    const long from_variable = whole_number(text, true);
     if (c.value >= 0 && c.value != from_variable) {
       throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" + text +
                        " disagree: give one of them, or the same count");

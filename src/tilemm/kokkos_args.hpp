@@ -17,11 +17,12 @@ class KokkosArguments {
   KokkosArguments(const KokkosArguments&) = delete;
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
-  /// Throws InputError when a count Kokkos takes (--kokkos-num-threads=N, --kokkos-device-id=N,
-  /// or their variables KOKKOS_NUM_THREADS, KOKKOS_DEVICE_ID) is not a whole number in range
-  /// (Kokkos would abort or throw as it starts), when a flag and its variable disagree, or when
-  /// Kokkos' OpenMP backend would start more threads than it holds: the flag's or the variable's
-  /// count, else OMP_NUM_THREADS, else the processors this process may run on (it would crash).
+  /// Throws InputError when a --kokkos-* flag is not one of this Kokkos (Kokkos would ignore it or
+  /// only warn), when a flag or one of Kokkos' variables has a value Kokkos cannot read (a count
+  /// out of range, a boolean that is none: Kokkos would abort or throw as it starts), when a flag
+  /// and its variable disagree, or when Kokkos' OpenMP backend would start more threads than it
+  /// holds: the flag's or the variable's count, else OMP_NUM_THREADS, else the processors this
+  /// process may run on (it would crash).
   void check() const;
 
   /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
