@@ -97,70 +97,74 @@ long available_processors() {
 /// How a Kokkos flag takes its value.
 enum class Takes {
   nothing,     // --kokkos-help
-  boolean,     // --kokkos-disable-warnings or --kokkos-disable-warnings=BOOL (Kokkos 4)
+  boolean,     // --kokkos-disable-warnings or --kokkos-disable-warnings=BOOL (Kokkos 3.7 on)
   count,       // --kokkos-device-id=INT
-  counts,      // --kokkos-num-devices=INT[,INT] (Kokkos 3)
+  counts,      // --kokkos-num-devices=INT[,INT] (Kokkos before 4.3)
   text,        // --kokkos-tools-args=STR
   device_map,  // --kokkos-map-device-id-by=mpi_rank|random
 };
 
+// Kokkos versions as KOKKOS_VERSION spells them (30700 is 3.7.0).
+constexpr int kFirstVersion = 0, kNoLastVersion = 1000000;
+
 struct KokkosOption {
   const char* name;  // a flag, or a variable of the environment
   Takes takes;
+  // The Kokkos versions that read it: [since, until).
+  int since = kFirstVersion, until = kNoLastVersion;
   long min = 0, most = 0;  // a count's range
 };
 
-// The flags and variables of the Kokkos this program is built with, as its --kokkos-help and its
-// sources list them. Kokkos 3 ignores a flag it does not know, Kokkos 4 warns of it, and the run
-// goes on without what was asked (a misspelled --kokkos-num-thread=1 ran on every processor); a
-// value it cannot read ends Kokkos::initialize in an exception ("stoi") or an abort.
-#if KOKKOS_VERSION < 40000
+// The flags and variables of Kokkos, as its --kokkos-help and its sources list them, each with the
+// versions that read it: 3.7 made the switches booleans (=BOOL) and added device maps and tools
+// libs; 4.3 dropped the flags and variables 3.7 had deprecated. Kokkos 3 ignores a flag it does not
+// know, Kokkos 4 warns of it, and the run goes on without what was asked (a misspelled
+// --kokkos-num-thread=1 ran on every processor); a value it cannot read ends Kokkos::initialize in
+// an exception ("stoi") or an abort.
+constexpr int k37 = 30700, k43 = 40300;
 constexpr KokkosOption kFlags[] = {
     {"--kokkos-help", Takes::nothing},
-    {"--kokkos-disable-warnings", Takes::nothing},
-    {"--kokkos-tune-internals", Takes::nothing},
-    {kThreadsFlag, Takes::count, 1, kMostHostThreads},
-    {"--kokkos-numa", Takes::count, 1, 4096},
-    {"--kokkos-device-id", Takes::count, 0, 4096},
-    {"--kokkos-device", Takes::count, 0, 4096},
-    {"--kokkos-num-devices", Takes::counts, 1, 4096},
-    {"--kokkos-ndevices", Takes::counts, 1, 4096},
-    {"--kokkos-tools-library", Takes::text},
-    {"--kokkos-tools-args", Takes::text},
-    {"--kokkos-tools-help", Takes::nothing},
-#if KOKKOS_VERSION >= 30700
-    {"--kokkos-print-configuration", Takes::nothing},
-    {"--kokkos-map-device-id-by", Takes::device_map},
-    {"--kokkos-tools-libs", Takes::text},
-#endif
-};
-constexpr KokkosOption kVariables[] = {
-    {"KOKKOS_NUMA", Takes::count, 1, 4096},
-    {"KOKKOS_NUM_DEVICES", Takes::count, 1, 4096},
-    {"KOKKOS_RAND_DEVICES", Takes::count, 1, 4096},
-    {"KOKKOS_SKIP_DEVICE", Takes::count, 0, 4096},
-};
-#else
-constexpr KokkosOption kFlags[] = {
-    {"--kokkos-help", Takes::nothing},
-    {"--kokkos-disable-warnings", Takes::boolean},
-    {"--kokkos-print-configuration", Takes::boolean},
-    {"--kokkos-tune-internals", Takes::boolean},
-    {"--kokkos-num-threads", Takes::count, 1, kMostHostThreads},
-    {"--kokkos-device-id", Takes::count, 0, 4096},
-    {"--kokkos-map-device-id-by", Takes::device_map},
-    {"--kokkos-tools-libs", Takes::text},
+    {"--kokkos-disable-warnings", Takes::nothing, kFirstVersion, k37},
+    {"--kokkos-disable-warnings", Takes::boolean, k37},
+    {"--kokkos-tune-internals", Takes::nothing, kFirstVersion, k37},
+    {"--kokkos-tune-internals", Takes::boolean, k37},
+    {"--kokkos-print-configuration", Takes::boolean, k37},
+    {kThreadsFlag, Takes::count, kFirstVersion, kNoLastVersion, 1, kMostHostThreads},
+    {"--kokkos-numa", Takes::count, kFirstVersion, k43, 1, 4096},
+    {"--kokkos-device-id", Takes::count, kFirstVersion, kNoLastVersion, 0, 4096},
+    {"--kokkos-device", Takes::count, kFirstVersion, k43, 0, 4096},
+    {"--kokkos-num-devices", Takes::counts, kFirstVersion, k43, 1, 4096},
+    {"--kokkos-ndevices", Takes::counts, kFirstVersion, k43, 1, 4096},
+    {"--kokkos-map-device-id-by", Takes::device_map, k37},
+    {"--kokkos-tools-libs", Takes::text, k37},
     {"--kokkos-tools-library", Takes::text},
     {"--kokkos-tools-args", Takes::text},
     {"--kokkos-tools-help", Takes::nothing},
 };
 constexpr KokkosOption kVariables[] = {
-    {"KOKKOS_DISABLE_WARNINGS", Takes::boolean},
-    {"KOKKOS_PRINT_CONFIGURATION", Takes::boolean},
-    {"KOKKOS_TUNE_INTERNALS", Takes::boolean},
-    {"KOKKOS_MAP_DEVICE_ID_BY", Takes::device_map},
+    {"KOKKOS_DISABLE_WARNINGS", Takes::boolean, k37},
+    {"KOKKOS_PRINT_CONFIGURATION", Takes::boolean, k37},
+    {"KOKKOS_TUNE_INTERNALS", Takes::boolean, k37},
+    {"KOKKOS_MAP_DEVICE_ID_BY", Takes::device_map, k37},
+    {"KOKKOS_NUMA", Takes::count, kFirstVersion, k43, 1, 4096},
+    {"KOKKOS_NUM_DEVICES", Takes::count, kFirstVersion, k43, 1, 4096},
+    {"KOKKOS_RAND_DEVICES", Takes::count, kFirstVersion, k43, 1, 4096},
+    {"KOKKOS_SKIP_DEVICE", Takes::count, kFirstVersion, k43, 0, 4096},
 };
-#endif
+
+/// Whether the Kokkos this program is built with reads `option`.
+constexpr bool read_here(const KokkosOption& option) {
+  return option.since <= KOKKOS_VERSION && KOKKOS_VERSION < option.until;
+}
+
+/// The row of `table` that this Kokkos reads for `name`; null when it reads none.
+template <std::size_t N>
+const KokkosOption* find_option(const KokkosOption (&table)[N], const std::string& name) {
+  const auto row = std::find_if(std::begin(table), std::end(table), [&](const KokkosOption& o) {
+    return read_here(o) && name == o.name;
+  });
+  return row == std::end(table) ? nullptr : row;
+}
 
 std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
@@ -228,11 +232,11 @@ void check_flag(const std::string& arg) {
                        arg.compare(0, equals, "--kokkos-threads") == 0;
   const std::string flag = threads ? kThreadsFlag : arg.substr(0, equals);
   const std::string name = threads ? "--kokkos-num-threads" : flag;
-  const auto known = std::find_if(std::begin(kFlags), std::end(kFlags),
-                                  [&](const KokkosOption& o) { return flag == o.name; });
-  if (known == std::end(kFlags)) {
+  const KokkosOption* known = find_option(kFlags, flag);
+  if (known == nullptr) {
     std::string names;
     for (const auto& o : kFlags) {
+      if (!read_here(o)) continue;
       names += std::string(names.empty() ? "" : ", ") +
                (o.name == std::string(kThreadsFlag) ? "--kokkos-num-threads" : o.name);
     }
@@ -254,9 +258,10 @@ void check_flag(const std::string& arg) {
 void KokkosArguments::check() const {
   for (std::size_t i = 1; i < args_.size(); ++i) check_flag(args_[i]);
   for (const auto& v : kVariables) {
-    if (std::getenv(v.name) != nullptr) check_value(v, v.name, variable(v.name), true);
+    if (read_here(v) && std::getenv(v.name) != nullptr)
+      check_value(v, v.name, variable(v.name), true);
   }
-#if KOKKOS_VERSION < 40000
+#if KOKKOS_VERSION < 40300
   if (std::getenv("KOKKOS_NUM_DEVICES") != nullptr && std::getenv("KOKKOS_RAND_DEVICES") != nullptr)
     throw InputError("KOKKOS_NUM_DEVICES and KOKKOS_RAND_DEVICES are both set: Kokkos takes one");
 #endif
@@ -280,9 +285,7 @@ void KokkosArguments::check() const {
     }
     if (std::getenv(c.variable) == nullptr) continue;
     const std::string text = variable(c.variable);
-    const auto option = std::find_if(std::begin(kFlags), std::end(kFlags),
-                                     [&](const KokkosOption& o) { return c.given == o.name; });
-    check_value(*option, c.variable, text, true);
+    check_value(*find_option(kFlags, c.given), c.variable, text, true);
     const long from_variable = whole_number(text, true);
     if (c.value >= 0 && c.value != from_variable) {
       throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" + text +
