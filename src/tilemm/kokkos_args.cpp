@@ -191,8 +191,7 @@ void check_value(const KokkosOption& option, const std::string& who, const std::
   };
   switch (option.takes) {
     case Takes::nothing:
-      refuse("given without a value");
-      break;
+      throw InputError(who + ": takes no value, got '" + value + "'");
     case Takes::boolean:
       if (!std::set<std::string>{"yes", "true", "1", "no", "false", "0"}.count(lower_case(value)))
         refuse("yes, true, 1, no, false or 0");
@@ -243,10 +242,7 @@ void check_flag(const std::string& arg) {
     throw InputError(name + ": not an option of Kokkos " + kokkos_version() +
                      " (its options: " + names + "; see tilemm --kokkos-help)");
   }
-  const bool has_value = equals != std::string::npos;
-  if (has_value) {
-    if (known->takes == Takes::nothing)
-      throw InputError(name + ": takes no value, got '" + arg.substr(equals + 1) + "'");
+  if (equals != std::string::npos) {
     check_value(*known, name, arg.substr(equals + 1), false);
   } else if (known->takes != Takes::nothing && known->takes != Takes::boolean) {
     throw InputError(name + ": needs a value (" + name + "=...)");
