@@ -142,6 +142,8 @@ constexpr KokkosOption kFlags[] = {
     {"--kokkos-tools-help", Takes::nothing},
 };
 constexpr KokkosOption kVariables[] = {
+    {"KOKKOS_NUM_THREADS", Takes::count, kFirstVersion, kNoLastVersion, 1, kMostHostThreads},
+    {"KOKKOS_DEVICE_ID", Takes::count, kFirstVersion, kNoLastVersion, 0, 4096},
     {"KOKKOS_DISABLE_WARNINGS", Takes::boolean, k37},
     {"KOKKOS_PRINT_CONFIGURATION", Takes::boolean, k37},
     {"KOKKOS_TUNE_INTERNALS", Takes::boolean, k37},
@@ -261,9 +263,9 @@ void KokkosArguments::check() const {
   if (std::getenv("KOKKOS_NUM_DEVICES") != nullptr && std::getenv("KOKKOS_RAND_DEVICES") != nullptr)
     throw InputError("KOKKOS_NUM_DEVICES and KOKKOS_RAND_DEVICES are both set: Kokkos takes one");
 #endif
-  // The counts that have a flag and a variable: a bad variable ends Kokkos::initialize in an
-  // exception or an abort of its own (KOKKOS_NUM_THREADS=0: abort), and Kokkos 3.4 refuses a flag
-  // and a variable that disagree (4.x takes the flag).
+  // The counts that have a flag and a variable, both checked above (a bad variable would end
+  // Kokkos::initialize in an exception or an abort of its own: KOKKOS_NUM_THREADS=0 aborts).
+  // Kokkos 3.4 refuses a flag and a variable that disagree (4.x takes the flag).
   struct Count {
     const char* flag;   // as the user spells it
     const char* given;  // as args_ holds it (the constructor)
@@ -281,7 +283,6 @@ void KokkosArguments::check() const {
     }
     if (std::getenv(c.variable) == nullptr) continue;
     const std::string text = variable(c.variable);
-    check_value(*find_option(kFlags, c.given), c.variable, text, true);
     const long from_variable = whole_number(text, true);
     if (c.value >= 0 && c.value != from_variable) {
       throw InputError(flag + "=" + std::to_string(c.value) + " and " + c.variable + "=" + text +
