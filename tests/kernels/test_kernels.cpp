@@ -42,6 +42,7 @@ struct Case {
   Scaling scaling;
   LaunchRequest launch;
   std::uint64_t seed = 7;
+  bool shifted = false;  // A and B one scalar past the start of their memory: off 16 bytes
 };
 
 std::string describe(const Case& c) {
@@ -53,6 +54,7 @@ std::string describe(const Case& c) {
   if (c.launch.team_size) os << " team_size=" << c.launch.team_size;
   if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
   if (c.launch.split_tiles) os << " split_tiles=" << c.launch.split_tiles;
+  if (c.shifted) os << " shifted";
   return os.str();
 }
 
@@ -71,7 +73,12 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   using Matrix = typename Operands::matrix;
   const auto [M, N, K] = c.shape;
   const bool ta = c.ta == Trans::T, tb = c.tb == Trans::T;
-  Matrix A("A", ta ? K : M, ta ? M : K), B("B", tb ? N : K, tb ? K : N);
+  // Views of memory of their own, one scalar past its start when shifted.
+  const int shift = c.shifted ? 1 : 0;
+  Kokkos::View<Scalar*, typename Operands::device_type> a_memory("A", std::size_t(M) * K + shift),
+      b_memory("B", std::size_t(K) * N + shift);
+  Matrix A(a_memory.data() + shift, ta ? K : M, ta ? M : K);
+  Matrix B(b_memory.data() + shift, tb ? N : K, tb ? K : N);
   Matrix C0("C0", M, N), C("C", M, N);
   fill_random<ExecSpace>(A, c.seed, MatrixId::A);
   fill_random<ExecSpace>(B, c.seed, MatrixId::B);
@@ -322,6 +329,33 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
                         precision,
                         {1.5, -0.5},
                         {Tiling::parse(tile), 0}});
+          }
+        }
+      }
+    }
+  }
+}
+
+// Compiled-in double tiles read their shares 16 bytes a load (pairs) where every extent is even
+// and A and B lie on 16 bytes, a scalar a load otherwise (register_tiled_launch.hpp, pairs_fit):
+// pairs whole K and split (edges and a short last range among them), and the scalar kernels for
+// operands off 16 bytes. (CPUs compile no fixed tiles: there the same cases check the others.)
+TEST(RegisterTiledFixedTiles, PairsAndScalarsMatchLongDoubleReference) {
+  for (const char* tile : {"128x128x8/8x8", "64x128x8/8x8"}) {
+    for (const bool shifted : {false, true}) {
+      for (const Layout layout : {Layout::Right, Layout::Left}) {
+        for (int op = 0; op < 4; ++op) {
+          for (const int split : {1, 3}) {
+            Case c{"register-tiled",
+                   {260, 140, 300},
+                   layout,
+                   op & 1 ? Trans::T : Trans::N,
+                   op & 2 ? Trans::T : Trans::N,
+                   Precision::Double,
+                   {1.5, -0.5},
+                   {Tiling::parse(tile), 0, split, split > 1 ? 1 : 0}};
+            c.shifted = shifted;
+            check_case(c);
           }
         }
       }

@@ -28,7 +28,8 @@
 //   The panels are double-buffered: each thread fetches its share of the next K block into
 //   registers before it multiplies the current one, so the loads are in flight during the
 //   multiply-adds, and stores them to the other buffer after: one team_barrier per K block.
-//   Compiled-in double tiles fetch a scalar at a time from an address worked out once (Share).
+//   Compiled-in double tiles fetch their shares from an address worked out once (Share), two
+//   neighbours (16 bytes) a load where the operands allow it, else a scalar at a time.
 //   Their first K block starts before k = 0 and holds K's remainder, zero outside op(X), so that
 //   every later block is whole and its loads check only the M and N edges, by masks made once;
 //   and each K block's last step is multiplied after the barrier, its fragments already in
@@ -83,7 +84,8 @@ struct TileShape {
 using RuntimeShape = TileShape<0, 0, 0>;
 
 template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
-          class Shape = RuntimeShape, bool kOpsNN = false, bool kWholeK = false>
+          class Shape = RuntimeShape, bool kOpsNN = false, bool kWholeK = false,
+          bool kPairs = false>
 struct RegisterTiledGemm {
   static_assert((runs_on_cpu<ExecSpace>() || TM % 4 == 0) && TN % 4 == 0,
                 "thread tiles are made of 4 x 4 blocks (on CPUs, 2 x 4)");
@@ -92,12 +94,12 @@ struct RegisterTiledGemm {
   /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
   /// read at run time.
   using WithOpsNN =
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true, kWholeK>;
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true, kWholeK, kPairs>;
   /// The same kernel compiled for launches that do not split K (kWholeK): each team's range is
   /// all of K, so no register holds its bounds. (Float 128x128x16/8x8 op TN, at its 128 registers,
   /// spilled with the split's bounds and ran 9% slower: perf/LOG.md v16.)
   using WithWholeK =
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, true>;
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, true, kPairs>;
   using OpN = OpView<typename Operands::const_matrix, 0>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
@@ -171,6 +173,22 @@ struct RegisterTiledGemm {
   static_assert(!kShares || Shape::bk >= 2, "a K block's first and last steps are apart");
   static constexpr int kShareA = kShares ? Shape::bm * Shape::bk / std::max(kTeam, 1) : 1;
   static constexpr int kShareB = kShares ? Shape::bk * Shape::bn / std::max(kTeam, 1) : 1;
+  // Shares read in pairs of neighbours (kPairs), 16 bytes a load: half the load instructions, and
+  // half the addresses and masks to keep (+0.9% to +2.7% over single loads in double 128x128x8/8x8
+  // op NN, perf/LOG.md stop 35). Only where the launch found every pair inside op(X) and aligned
+  // (RegisterTiled::pairs_fit): even extents and leading dimensions, data on 16 bytes.
+  static constexpr bool kPairsFit = kShares && kShareA % 2 == 0 && kShareB % 2 == 0 &&
+                                    Shape::bm % 2 == 0 && Shape::bn % 2 == 0 && Shape::bk % 2 == 0;
+  static_assert(!kPairs || kPairsFit, "pairs need shares of whole pairs");
+  static constexpr int kWidth = kPairs ? 2 : 1;  // scalars a load of a share
+  using Item = Vec<Scalar, kWidth>;
+  static constexpr int kItemsA = kShareA / kWidth, kItemsB = kShareB / kWidth;
+  /// The same kernel reading its shares in pairs, where it has shares of whole pairs (itself
+  /// otherwise: float's tiles, tiles read at run time).
+  using WithPairs = std::conditional_t<
+      kPairsFit,
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, kWholeK, true>,
+      RegisterTiledGemm>;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
@@ -495,17 +513,19 @@ struct RegisterTiledGemm {
     }
   }
 
-  /// Resident schedule of a compiled-in tile (kShares): a thread's share of a panel, kN elements
-  /// at one position along the panel's lines (runs of neighbours in X's memory), on lines team /
-  /// length apart, so that neighbouring threads read neighbouring addresses. Its address and its
-  /// scratch offset are worked out once; a K block moves the address by a constant, and an element
-  /// outside op(X) is not read but zero, so the K loop needs no second path for the edges.
+  /// Resident schedule of a compiled-in tile (kShares): a thread's share of a panel, kN / kWidth
+  /// items of kWidth neighbours at one position along the panel's lines (runs of neighbours in X's
+  /// memory), on lines team / (length / kWidth) apart, so that neighbouring threads read
+  /// neighbouring addresses. Its address and its scratch offset are worked out once; a K block
+  /// moves the address by a constant, and an item outside op(X) is not read but zero, so the K
+  /// loop needs no second path for the edges.
   struct Share {
-    const Scalar* src;         // the first element, at the current K block
-    int src_step;              // between the elements (32 bits: offsets_fit())
+    const Scalar* src;         // the first item, at the current K block
+    int src_step;              // between the items (32 bits: offsets_fit())
     std::ptrdiff_t k_step;     // the next K block
-    int dst, dst_step;         // scratch offsets: the first element, between the elements
-    int line, line_step, pos;  // the first element's line and position in the panel
+    int dst, dst_step;         // scratch offsets: the first item, between the items
+    int dst_pos;               // scratch offset between an item's neighbours
+    int line, line_step, pos;  // the first item's line and position in the panel
     int fixed_left;            // lines (positions, when K runs along lines) left in op(X)
     bool k_along_lines;        // K runs along the panel's lines, not along its positions
     // The next k. Placed second, with the second block's address as k_first * k_unit + k_step,
@@ -518,8 +538,9 @@ struct RegisterTiledGemm {
   template <class Op>
   KOKKOS_INLINE_FUNCTION Share share(const Op& x, const Panel& p, int rank, int fixed_left,
                                      bool k_is_col) const {
-    const int ld = x.leading(), per_line = threads() / p.length;
-    const int line = rank / p.length, pos = rank % p.length;
+    const int items = p.length / kWidth;  // a line's
+    const int ld = x.leading(), per_line = threads() / items;
+    const int line = rank / items, pos = kWidth * (rank % items);
     const bool k_along_lines = p.along_cols != k_is_col;
     // op(X)(row0, col0) from the data pointer: no index of X is formed (K may be 0).
     const std::ptrdiff_t origin =
@@ -529,6 +550,7 @@ struct RegisterTiledGemm {
             k_along_lines ? std::ptrdiff_t(bk()) * ld : std::ptrdiff_t(bk()),
             line * p.dst_line + pos * p.dst_pos,
             per_line * p.dst_line,
+            p.dst_pos,
             line,
             per_line,
             pos,
@@ -536,41 +558,64 @@ struct RegisterTiledGemm {
             k_along_lines,
             k_along_lines ? std::ptrdiff_t(ld) : std::ptrdiff_t(1)};
   }
-  /// Whether element e of the share lies inside op(X) along M (A) or N (B).
-  KOKKOS_INLINE_FUNCTION static bool inside_fixed(const Share& s, int e) {
-    return s.k_along_lines ? s.pos < s.fixed_left : s.line + e * s.line_step < s.fixed_left;
+  /// Whether neighbour i of item e of the share lies inside op(X) along M (A) or N (B). (Pairs
+  /// run along M or N only where that extent is even: a pair is inside when its first is.)
+  KOKKOS_INLINE_FUNCTION static bool inside_fixed(const Share& s, int e, int i = 0) {
+    return s.k_along_lines ? s.pos + i < s.fixed_left : s.line + e * s.line_step < s.fixed_left;
   }
-  /// Element e's k within its K block.
-  KOKKOS_INLINE_FUNCTION static int k_index(const Share& s, int e) {
-    return s.k_along_lines ? s.line + e * s.line_step : s.pos;
+  /// Neighbour i of item e: its k within its K block.
+  KOKKOS_INLINE_FUNCTION static int k_index(const Share& s, int e, int i) {
+    return s.k_along_lines ? s.line + e * s.line_step : s.pos + i;
   }
-  /// The first K block, which starts at k_first <= 0: zero outside op(X), before k = 0 included.
+  /// The first K block, which starts at k_first <= 0: zero outside op(X), before k = 0 included;
+  /// a scalar a load, as an item may straddle k = 0 or K.
   template <int kN>
   KOKKOS_INLINE_FUNCTION static void load_first(const Share& s, int k_first, int K,
                                                 Scalar (&stage)[kN]) {
     TILEMM_UNROLL
-    for (int e = 0; e < kN; ++e) {
-      const int k = k_first + k_index(s, e);
-      const bool inside = inside_fixed(s, e) && k >= 0 && k < K;
-      stage[e] = inside ? s.src[std::ptrdiff_t(e * s.src_step) + k_first * s.k_unit] : Scalar(0);
+    for (int e = 0; e < kN / kWidth; ++e) {
+      TILEMM_UNROLL
+      for (int i = 0; i < kWidth; ++i) {
+        const int k = k_first + k_index(s, e, i);
+        const bool inside = inside_fixed(s, e, i) && k >= 0 && k < K;
+        stage[kWidth * e + i] =
+            inside ? s.src[std::ptrdiff_t(e * s.src_step + i) + k_first * s.k_unit] : Scalar(0);
+      }
     }
   }
-  /// A whole K block, inside op(X) along K: an element outside along M or N (mask `inside`) is
-  /// not read and keeps its stage, zero since load_first(). Each element's address is made from
-  /// the one before (double 64x128x8/8x8 op NN: 1.05x against e * src_step, perf/LOG.md v12).
+  /// A whole K block, inside op(X) along K: an item outside along M or N (mask `inside`) is not
+  /// read and keeps its stage, zero since load_first(). Each item's address is made from the one
+  /// before (double 64x128x8/8x8 op NN: 1.05x against e * src_step, perf/LOG.md v12).
   template <int kN>
-  KOKKOS_INLINE_FUNCTION static void load_whole(const Share& s, const bool (&inside)[kN],
+  KOKKOS_INLINE_FUNCTION static void load_whole(const Share& s, const bool (&inside)[kN / kWidth],
                                                 Scalar (&stage)[kN]) {
     const Scalar* element = s.src;
     TILEMM_UNROLL
-    for (int e = 0; e < kN; ++e, element += s.src_step) {
-      if (inside[e]) stage[e] = *element;
+    for (int e = 0; e < kN / kWidth; ++e, element += s.src_step) {
+      if (inside[e]) {
+        const Item item = *reinterpret_cast<const Item*>(element);
+        TILEMM_UNROLL
+        for (int i = 0; i < kWidth; ++i) stage[kWidth * e + i] = item.v[i];
+      }
     }
   }
+  /// The share into scratch: an item a store where its neighbours are neighbours there too (B's
+  /// panel read along its rows); otherwise, as A's transposed panel, a scalar a store.
   template <int kN>
   KOKKOS_INLINE_FUNCTION static void put(const Share& s, Scalar* panel, const Scalar (&stage)[kN]) {
     TILEMM_UNROLL
-    for (int e = 0; e < kN; ++e) panel[s.dst + e * s.dst_step] = stage[e];
+    for (int e = 0; e < kN / kWidth; ++e) {
+      Scalar* dst = panel + s.dst + e * s.dst_step;
+      if (kWidth > 1 && s.dst_pos == 1) {
+        Item item;
+        TILEMM_UNROLL
+        for (int i = 0; i < kWidth; ++i) item.v[i] = stage[kWidth * e + i];
+        *reinterpret_cast<Item*>(dst) = item;
+      } else {
+        TILEMM_UNROLL
+        for (int i = 0; i < kWidth; ++i) dst[i * s.dst_pos] = stage[kWidth * e + i];
+      }
+    }
   }
 
   /// Shared schedule: the whole team copies the panel, zero outside op(X). Inside, a line a
@@ -825,11 +870,11 @@ struct RegisterTiledGemm {
         put(a, As, stage_a);
         put(b, Bs, stage_b);
         team.team_barrier();
-        bool inside_a[kShareA], inside_b[kShareB];  // read in whole blocks; none if there are none
+        bool inside_a[kItemsA], inside_b[kItemsB];  // read in whole blocks; none if there are none
         TILEMM_UNROLL
-        for (int e = 0; e < kShareA; ++e) inside_a[e] = blocks > 1 && inside_fixed(a, e);
+        for (int e = 0; e < kItemsA; ++e) inside_a[e] = blocks > 1 && inside_fixed(a, e);
         TILEMM_UNROLL
-        for (int e = 0; e < kShareB; ++e) inside_b[e] = blocks > 1 && inside_fixed(b, e);
+        for (int e = 0; e < kItemsB; ++e) inside_b[e] = blocks > 1 && inside_fixed(b, e);
         a.src += std::ptrdiff_t(k_first + bk()) * a.k_unit;  // the second block
         b.src += std::ptrdiff_t(k_first + bk()) * b.k_unit;
         Scalar a_first[TM], b_first[TN], a_last[TM], b_last[TN];
@@ -839,6 +884,13 @@ struct RegisterTiledGemm {
         // block, apart, only multiplies, so that the loop holds no test of whether a next block
         // exists (1.02x in op NN: perf/LOG.md 2026-11-25). The buffers swap by an exclusive or of
         // their offsets.
+        // The next block's addresses are made where ptxas schedules each kernel fastest:
+        // - in the kernels compiled for op NN with pairs, right after the stores: 1.04x-1.05x over
+        //   the placement below, which spilled 128x128x8/8x8 (perf/LOG.md stop 36);
+        // - in the other whole-K kernels compiled for op NN, past the loop's test;
+        // - in the rest before it (then past the last block, never read): 2-5% either way round
+        //   (2026-11-25).
+        constexpr bool kStepAfterStores = kOpsNN && kPairs;
         int current = 0, other = buffer_size;
         for (int block = 1; block < blocks; ++block) {
           load_whole(a, inside_a, stage_a);  // in flight during the multiply-adds
@@ -846,20 +898,23 @@ struct RegisterTiledGemm {
           steps_but_last(acc, As + current, Bs + current, p, a_first, b_first, a_last, b_last);
           put(a, As + other, stage_a);  // last read before the previous barrier
           put(b, Bs + other, stage_b);
+          if constexpr (kStepAfterStores) {
+            a.src += a.k_step;
+            b.src += b.k_step;
+          }
           team.team_barrier();
           // The next block's first fragments, while the last step's multiply-adds issue.
           fragments(As + other, Bs + other, p, 0, a_first, b_first);
           outer_product(acc, a_last, b_last);
           current ^= buffer_size;
           other ^= buffer_size;
-          // The next address is made past the loop's test in the whole-K kernels compiled for op
-          // NN, and before it in the others (then past the last block, never read): each way
-          // round is ptxas's faster schedule for that kernel, by 2-5% (perf/LOG.md 2026-11-25).
-          if constexpr (kOpsNN && kWholeK) {
-            if (block + 1 == blocks) break;
+          if constexpr (!kStepAfterStores) {
+            if constexpr (kOpsNN && kWholeK) {
+              if (block + 1 == blocks) break;
+            }
+            a.src += a.k_step;
+            b.src += b.k_step;
           }
-          a.src += a.k_step;
-          b.src += b.k_step;
         }
         if (blocks > 0) {
           steps_but_last(acc, As + current, Bs + current, p, a_first, b_first, a_last, b_last);

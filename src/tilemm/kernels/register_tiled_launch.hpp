@@ -65,9 +65,12 @@ struct RegisterTiled {
   /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
   /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
   /// A launch that does not split K (`whole_k`) runs the kernel compiled for that (WithWholeK).
+  /// Operands whose shares may be read in pairs (`pairs`: pairs_fit) run the kernel compiled for
+  /// that (WithPairs; double's tiles), others the one that reads a scalar at a time.
   static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
   template <class F>
-  static bool with_fixed_tile(const Tiling& t, bool ops_nn, bool whole_k, int leading, F&& f) {
+  static bool with_fixed_tile(const Tiling& t, bool ops_nn, bool whole_k, bool pairs, int leading,
+                              F&& f) {
     if constexpr (kCpu) {
       return false;
     } else {
@@ -76,9 +79,13 @@ struct RegisterTiled {
         using General = decltype(kernel);
         if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
         found = true;
+        const auto for_pairs = [&](auto chosen) {  // compiled for pairs, or scalars
+          using Chosen = decltype(chosen);
+          return pairs ? f(typename Chosen::WithPairs{}) : f(chosen);
+        };
         const auto for_k = [&](auto chosen) {  // compiled for whole K, or with the ranges
           using Chosen = decltype(chosen);
-          return whole_k ? f(typename Chosen::WithWholeK{}) : f(chosen);
+          return whole_k ? for_pairs(typename Chosen::WithWholeK{}) : for_pairs(chosen);
         };
         if constexpr (kCompiledOps) {
           if (ops_nn) return for_k(typename General::WithOpsNN{});
@@ -100,11 +107,11 @@ struct RegisterTiled {
   /// or each thread can stage its share of the panels in registers (shares_fit); the shared
   /// schedule otherwise.
   template <class F>
-  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, int leading, F&& f) {
+  static void with_kernel(const LaunchConfig& cfg, bool ops_nn, bool pairs, int leading, F&& f) {
     using Resident = Kernel<4, 4, true>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
-      if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, leading, f)) return;
+      if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, pairs, leading, f)) return;
       if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
     }
     with_schedule<false>(t, f);
@@ -320,7 +327,7 @@ struct RegisterTiled {
                                          " does not divide the " + std::to_string(thread_tiles) +
                                          " thread tiles of tile " + t.to_string());
     }
-    with_kernel(cfg, false, 0, [&](auto kernel) {  // any ops and operands: the same launch
+    with_kernel(cfg, false, false, 0, [&](auto kernel) {  // any operands: the same launch
       using Launched = decltype(kernel);
       cfg.scratch_bytes = Launched::scratch_bytes(t.bm, t.bn, t.bk);
       // A CPU's caches serve large panels as well as its level 0 would; a GPU's level 1 is main
@@ -332,7 +339,7 @@ struct RegisterTiled {
     });
     if (cfg.split_k > 1 && cfg.split_tiles < tiles) {  // the whole tiles' kernel too
       const LaunchConfig whole = whole_k(cfg);
-      with_kernel(whole, false, 0, [&](auto kernel) { check_team_launch(kernel, whole); });
+      with_kernel(whole, false, false, 0, [&](auto kernel) { check_team_launch(kernel, whole); });
     }
     return cfg;
   }
@@ -342,21 +349,29 @@ struct RegisterTiled {
     return cfg;
   }
 
+  /// Whether every pair of neighbours a share reads (RegisterTiledGemm::kPairs) lies inside op(X)
+  /// and on 16 bytes: pairs start at even indices along a line of X's memory (M, N or K), so each
+  /// extent must be even, and each line on 16 bytes (runs_aligned).
+  static bool pairs_fit(const Operands& g) {
+    return g.m() % 2 == 0 && g.n() % 2 == 0 && g.k() % 2 == 0 && g.a.runs_aligned(2) &&
+           g.b.runs_aligned(2);
+  }
+
   /// The tiles before the split ones run whole K in a launch of their own (kernels compiled for
   /// that), then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
-    const bool ops_nn = !g.a.transposed && !g.b.transposed;
+    const bool ops_nn = !g.a.transposed && !g.b.transposed, pairs = pairs_fit(g);
     const int leading = std::max(g.a.leading(), g.b.leading());
     const int tiles = int(tilemm::tiles_of(cfg.tile, g.m(), g.n()));
     const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
     if (split_tiles < tiles) {
       const LaunchConfig whole = whole_k(cfg);
-      with_kernel(whole, ops_nn, leading, [&](auto kernel) {
+      with_kernel(whole, ops_nn, pairs, leading, [&](auto kernel) {
         decltype(kernel)::run(g, whole, nullptr, 0, tiles - split_tiles);
       });
     }
     if (split_tiles > 0) {
-      with_kernel(cfg, ops_nn, leading, [&](auto kernel) {
+      with_kernel(cfg, ops_nn, pairs, leading, [&](auto kernel) {
         decltype(kernel)::run(g, cfg, partials, tiles - split_tiles, split_tiles);
       });
     }
