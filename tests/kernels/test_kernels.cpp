@@ -342,6 +342,17 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
 // operands off 16 bytes. (CPUs compile no fixed tiles: there the same cases check the others.)
 TEST(RegisterTiledFixedTiles, PairsAndScalarsMatchLongDoubleReference) {
   for (const char* tile : {"128x128x8/8x8", "64x128x8/8x8"}) {
+    // K shorter than a block (its one block through load_first) and two whole blocks, in pairs.
+    for (const Shape shape : {Shape{260, 140, 6}, Shape{260, 140, 16}}) {
+      check_case({"register-tiled",
+                  shape,
+                  Layout::Right,
+                  Trans::T,
+                  Trans::N,
+                  Precision::Double,
+                  {1.5, -0.5},
+                  {Tiling::parse(tile), 0}});
+    }
     for (const bool shifted : {false, true}) {
       for (const Layout layout : {Layout::Right, Layout::Left}) {
         for (int op = 0; op < 4; ++op) {
@@ -360,6 +371,40 @@ TEST(RegisterTiledFixedTiles, PairsAndScalarsMatchLongDoubleReference) {
         }
       }
     }
+  }
+}
+
+// Pairs are chosen only where every extent is even and A and B lie on 16 bytes (each condition
+// alone: an odd K or N with even leading dimensions, through op T), and a GPU's launch then runs
+// the kernel compiled for them.
+TEST(RegisterTiledFixedTiles, PairsOnlyForEvenExtentsOn16Bytes) {
+  using Launch = kernels::RegisterTiled<TestSpace, double, Kokkos::LayoutRight>;
+  using Operands = Launch::Operands;
+  using Matrix = Operands::const_matrix;
+  Kokkos::View<double*, Operands::device_type> memory("memory", 2 * 64 * 64 + 2);
+  // op(A) m x k and op(B) k x n, transposed as asked, from `shift` scalars past the memory's start.
+  const auto operands = [&](int m, int n, int k, bool ta, bool tb, int shift) {
+    Operands g;
+    g.a = {ta ? Matrix(memory.data() + shift, k, m) : Matrix(memory.data() + shift, m, k), ta};
+    double* b = memory.data() + 64 * 64 + shift;
+    g.b = {tb ? Matrix(b, n, k) : Matrix(b, k, n), tb};
+    g.c = Operands::matrix("C", m, n);
+    return g;
+  };
+  EXPECT_TRUE(Launch::pairs_fit(operands(64, 62, 60, false, false, 0)));
+  EXPECT_TRUE(Launch::pairs_fit(operands(64, 62, 60, true, true, 0)));
+  EXPECT_FALSE(Launch::pairs_fit(operands(63, 62, 60, false, false, 0))) << "odd M";
+  EXPECT_FALSE(Launch::pairs_fit(operands(64, 61, 60, false, true, 0))) << "odd N";
+  EXPECT_FALSE(Launch::pairs_fit(operands(64, 62, 59, true, false, 0))) << "odd K";
+  EXPECT_FALSE(Launch::pairs_fit(operands(64, 62, 60, false, false, 1))) << "off 16 bytes";
+  // The kernel the launch takes for a compiled-in tile: two scalars a load with pairs.
+  const Tiling tile{128, 128, 8, 8, 8};
+  for (const bool pairs : {false, true}) {
+    int width = 0;
+    const bool compiled = Launch::with_fixed_tile(
+        tile, true, true, pairs, 64, [&](auto kernel) { width = decltype(kernel)::kWidth; });
+    EXPECT_EQ(compiled, !kernels::runs_on_cpu<TestSpace>());
+    if (compiled) EXPECT_EQ(width, pairs ? 2 : 1) << "pairs " << pairs;
   }
 }
 

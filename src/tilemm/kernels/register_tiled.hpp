@@ -154,12 +154,12 @@ struct RegisterTiledGemm {
   static constexpr bool kEvenA = even_quads(Shape::bm, Shape::bk);
   static constexpr bool kEvenB = even_quads(Shape::bk, Shape::bn);
 
-  // Resident double tiles compiled in copy their panels in shares (Share): a scalar a load, edges
-  // zero-filled by masks made once, no index arithmetic or second path for the edges in the K loop
-  // (perf/LOG.md v10c: 1.05x-1.2x). Float keeps fetch()'s aligned quads: with one 4-byte scalar a
-  // load it ran at 0.94x. Each panel's lines, either way round, must divide the team.
-  // (A shape read at run time has no team to divide: kTeam is 0, and nvcc warns of a % 0 that the
-  // && would skip, so the test is not compiled for it.)
+  // Resident double tiles compiled in copy their panels in shares (Share): a scalar or a pair a
+  // load (kPairs), edges zero-filled by masks made once, no index arithmetic or second path for the
+  // edges in the K loop (perf/LOG.md v10c: 1.05x-1.2x). Float keeps fetch()'s aligned quads: with
+  // one 4-byte scalar a load it ran at 0.94x. Each panel's lines, either way round, must divide the
+  // team. (A shape read at run time has no team to divide: kTeam is 0, and nvcc warns of a % 0
+  // that the && would skip, so the test is not compiled for it.)
   static constexpr bool divides_team(int rows, int cols) {
     if constexpr (Shape::fixed) {
       return kTeam % rows == 0 && kTeam % cols == 0 && (rows * cols) % kTeam == 0;
@@ -568,7 +568,7 @@ struct RegisterTiledGemm {
     return s.k_along_lines ? s.line + e * s.line_step : s.pos + i;
   }
   /// The first K block, which starts at k_first <= 0: zero outside op(X), before k = 0 included;
-  /// a scalar a load, as an item may straddle k = 0 or K.
+  /// a scalar a load, each under its own mask along K (it runs once a team, outside the loop).
   template <int kN>
   KOKKOS_INLINE_FUNCTION static void load_first(const Share& s, int k_first, int K,
                                                 Scalar (&stage)[kN]) {
@@ -600,7 +600,8 @@ struct RegisterTiledGemm {
     }
   }
   /// The share into scratch: an item a store where its neighbours are neighbours there too (B's
-  /// panel read along its rows); otherwise, as A's transposed panel, a scalar a store.
+  /// panel where op(B) runs along N in memory, A's where op(A) runs along M), else a scalar a
+  /// store.
   template <int kN>
   KOKKOS_INLINE_FUNCTION static void put(const Share& s, Scalar* panel, const Scalar (&stage)[kN]) {
     TILEMM_UNROLL
@@ -885,7 +886,7 @@ struct RegisterTiledGemm {
         // exists (1.02x in op NN: perf/LOG.md 2026-11-25). The buffers swap by an exclusive or of
         // their offsets.
         // The next block's addresses are made where ptxas schedules each kernel fastest:
-        // - in the kernels compiled for op NN with pairs, right after the stores: 1.04x-1.05x over
+        // - in the kernels compiled for op NN with pairs, right after the stores: about 1.08x over
         //   the placement below, which spilled 128x128x8/8x8 (perf/LOG.md stop 36);
         // - in the other whole-K kernels compiled for op NN, past the loop's test;
         // - in the rest before it (then past the last block, never read): 2-5% either way round
