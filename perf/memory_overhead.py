@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measures what the memory limits of tilemm's plan rest on (runner.cpp), on this machine, and
-writes it as JSON: the figures behind the README's failure table.
+writes it as JSON: the figures behind tests/README.md's failure list.
 
   memory_overhead.py TILEMM OUT.json [--old-tilemm TILEMM]     (as root, on a host backend build)
 
@@ -8,7 +8,7 @@ writes it as JSON: the figures behind the README's failure table.
   bytes the plan counts for it (BackendRunner::bytes_needed), for n = 1536, 3072, 6144 on 1 and 8
   threads: what the cgroup reserve (64 MiB and 4 MiB a thread) must hold.
 - small_problem: a 256^3 problem on 8 threads under a 100 MB cgroup limit (the reserve is whole).
-- ulimit: tests/cli/specs/small.yaml on 2 threads under `ulimit -v` at the limits the README names.
+- ulimit: tests/cli/specs/small.yaml on 2 threads under `ulimit -v` at tests/README.md's limits.
 - npy: peak RSS and time of a double 4096 x 4096 A read from a .npy file (times 8 columns), with
   --old-tilemm too for a build to compare with.
 Each cgroup run in a cgroup made for it (by tests/reliability/cgroup_limit.py's helper).

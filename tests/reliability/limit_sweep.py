@@ -10,7 +10,7 @@ leaves OpenBLAS's buffer a little short, would hang the run in a window narrower
 
 Below that first failure other things stop the run before tilemm starts (the OpenMP runtime cannot
 make its threads; OpenBLAS cannot map its threads' buffers as it loads, and waits): those are not
-tilemm's to catch, and the README's failure table says so.
+tilemm's to catch, and tests/README.md's failure list says so.
 """
 import json
 import os

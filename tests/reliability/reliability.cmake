@@ -1,6 +1,6 @@
 # Reliability tests of the CLI (interruption, resource limits, unwritable outputs): included by
 # tests/CMakeLists.txt, after CASE and SPECS are set. Each failure mode here is a row of
-# the README's failure-mode table.
+# tests/README.md's list of failure modes.
 set(RELIABILITY ${CMAKE_CURRENT_SOURCE_DIR}/reliability)
 set(RELIABILITY_SPECS ${RELIABILITY}/specs)
 set(INTERRUPT ${Python3_EXECUTABLE} ${RELIABILITY}/interrupt.py)
