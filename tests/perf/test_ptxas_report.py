@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs perf/ptxas_report.py on a piece of recorded `nvcc -Xptxas -v` output (tests/perf/data/
-ptxas-float-128x128x16.log: from the H200 build of perf/LOG.md v17, the four float LayoutRight
+ptxas-float-128x128x16.log: from an H200 build (perf/README.md), the four float LayoutRight
 128x128x16/8x8 register-tiled kernels, one of their split-K sums and the float LayoutRight tiled
 kernel) and checks the rows it prints. The names are demangled by c++filt: without it the test is
 skipped (exit 77).
@@ -27,7 +27,7 @@ def main():
     spill = "64 bytes stack frame, 180 bytes spill stores, 184 bytes spill loads"
     none = "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
     expected = [
-        # ops read at run time, split K possible: spills at its 128 registers (perf/LOG.md v17)
+        # ops read at run time, split K possible: spills at its 128 registers
         f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 resident 128 {spill}",
         # compiled for launches that do not split K: no spills
         f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 K resident 128 {none}",
