@@ -1,8 +1,8 @@
 // The GPU's clock and power while a kernel's timed runs go on, read through NVML, the library
-// behind nvidia-smi. On the H200 a double GEMM holds the GPU at its 700 W power cap, where the SM
-// clock falls from 1980 MHz, to 1560 at the lowest in perf/LOG.md's runs, and the same kernel runs
-// 3-5% slower held than in short runs (perf/LOG.md v13, v15): a GPU figure is comparable with
-// another only at the clocks each ran, so results carry them.
+// behind nvidia-smi. A long GEMM can hold a GPU at its power cap, where the SM clock falls below
+// its rated value and the same kernel runs slower held than in short runs (perf/README.md, "The
+// power cap"): a GPU figure is comparable with another only at the clocks each ran, so results
+// carry them.
 //
 // NVML is loaded at run time (libnvidia-ml.so.1, which the NVIDIA driver installs beside
 // libcuda.so.1): a machine or container without it still runs tilemm, and its results say why they
