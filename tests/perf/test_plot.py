@@ -146,17 +146,17 @@ def check_summary(out, results, stdout):
     check("dropped from the plots: 2 results" in stdout, "the run says that 2 results were dropped")
 
 
-def load_plot():
-    spec = importlib.util.spec_from_file_location("plot", PLOT)
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
-    return plot
+def load_reader():
+    """perf/plotting/read.py, the part of perf/plot.py that reads result files."""
+    sys.path.insert(0, str(PLOT.parent))
+    from plotting import read
+    return read
 
 
 def check_gpu_telemetry():
     """A GPU result file with the clock and power (2026-11-25 on) carries them into the summary rows;
     one from before leaves them empty."""
-    plot = load_plot()
+    plot = load_reader()
     name = "2026-11-25-h200-telemetry-on1.json"
     with open(ROOT / "perf" / "results" / name) as f:
         rows = plot.read_cli(json.load(f), name)
@@ -173,7 +173,7 @@ def check_gpu_telemetry():
 
 def check_vendor_library_names():
     """A BLAS known only by its file (MKL, the reference BLAS) is named by that file in the summary."""
-    plot = load_plot()
+    plot = load_reader()
     unknown = {"blas": "unidentified BLAS", "blas_library": "/opt/intel/lib/libmkl_rt.so.2"}
     check(plot.vendor_library_of(unknown) == "unidentified BLAS (libmkl_rt.so.2)",
           "an unidentified BLAS is named by its file")

@@ -1,0 +1,1 @@
+"""perf/plot.py's parts: reading, deriving, and the figures."""
