@@ -14,18 +14,21 @@ Inputs, told apart by their content (any number, from any machine and backend):
     iterations; several runs, their median)
 A file named twice, or two copies of one file, is read once.
 
-Exit status: 0; 1 when no file held results, or when some files could not be read (the study is
-then made from the others, and the files left out are named); 2 for a bad option.
+Exit status: 0 (also when a figure cannot be made: a line says why); 1 when no file held results, or when some files could not be read
+(the study is then made from the others, and the files left out are named); 2 for a bad option.
 
 Outputs, in --out:
-  summary.csv          one row per result, with the fraction of the vendor library at the same problem
-                       (and on a GPU its SM clock, board power and time at the power cap, where the
-                       run recorded them)
+  summary.csv          one row per result, with the fraction of the vendor library at the same problem,
+                       the spread of its timed runs (and on a GPU its SM clock, board power and time
+                       at the power cap, where the run recorded them)
   gflops_vs_size.png   GFLOP/s against n for square products, one panel per platform and precision
   vendor_fraction.png  kernel GFLOP/s / kokkos-kernels GFLOP/s against n, same panels
   roofline.png         GFLOP/s against arithmetic intensity under the compute and bandwidth roofs
                        (platforms with a known peak only)
   portability.csv/.png the performance-portability figure and its inputs
+Every point is a problem's best result; its error bar is the spread of that result's timed runs.
+The legend names the library behind kokkos-kernels (cuBLAS, OpenBLAS, ...) as each result file's
+context records it, or says that each panel's title names it when the panels' libraries differ.
 
 Definitions:
   platform          device + backend (+ thread count on host backends, since CPU model names from
@@ -35,6 +38,10 @@ Definitions:
                     beta is 0. summary.csv's vendor_fraction: against the same file's result when
                     it has one, else the fastest one recorded; best_fraction, which the plots and
                     the portability figure use: against the fastest one recorded on the platform
+  spread            the median -/+ the standard deviation of the timed runs where the result has it
+                    (time_stddev_s or raw times; Google Benchmark's stddev aggregate), held within
+                    the fastest and slowest run; else the fastest and slowest run (time_min_s,
+                    time_max_s; several benchmark runs); summary.csv: gflops_low, gflops_high
   intensity         2mnk / minimal bytes: A and B read once, C written once, C read too if beta != 0
   portability       Pennycook's metric: per kernel and precision, the harmonic mean over platforms of
                     the efficiency (kernel / vendor GFLOP/s); the efficiency on a platform is taken at
@@ -57,7 +64,7 @@ if MISSING:
              "(Debian: apt install python3-pandas python3-matplotlib)" % ", ".join(MISSING))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plotting.derive import COLUMNS, prepare, warn_mixed_platforms  # noqa: E402
+from plotting.derive import COLUMNS, prepare, vendor_labels, warn_mixed_platforms  # noqa: E402
 from plotting.figures import kernel_order, platform_list, plot_against_size  # noqa: E402
 from plotting.portability import plot_portability, portability, print_portability  # noqa: E402
 from plotting.read import BYTES_PER_VALUE, PRECISION_ALIASES, VENDOR, load  # noqa: E402
@@ -123,8 +130,9 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         parser.error("--out %s: cannot make the folder: %s" % (out, error.strerror or error))
-    for name in OUTPUTS:  # a plot this run cannot make must not survive from an older run
-        (out / name).unlink(missing_ok=True)
+    for pattern in OUTPUTS:  # a plot this run cannot make must not survive from an older run
+        for stale in out.glob(pattern):
+            stale.unlink()
     print("read %d results from %d tilemm CLI and %d Google Benchmark files; platforms: %s"
           % (len(df), counts["tilemm-cli"], counts["gbench"], "; ".join(sorted(df.platform.unique()))))
     dropped = df[~df.valid]
@@ -144,13 +152,14 @@ def main(argv=None):
     print("wrote %s" % (out / "summary.csv"))
 
     platforms = platform_list(df.platform.unique())
+    vendors = vendor_labels(df)
     plot_against_size(df, "gflops", out / "gflops_vs_size.png", "GFLOP/s",
-                      "GFLOP/s of square GEMM: " + platforms, log_y=True)
+                      "GFLOP/s of square GEMM: " + platforms, log_y=True, vendors=vendors)
     plot_against_size(df[df.kernel != VENDOR], "best_fraction", out / "vendor_fraction.png",
                       "fraction of %s GFLOP/s" % VENDOR,
                       "Fraction of the vendor library reached (%s = 1, dashed): %s"
-                      % (VENDOR, platforms), log_y=False, reference=1.0)
-    plot_roofline(df, out / "roofline.png", peaks, bandwidths)
+                      % (VENDOR, platforms), log_y=False, vendors=vendors, reference=1.0)
+    plot_roofline(df, out / "roofline.png", peaks, bandwidths, vendors)
 
     figures, inputs = portability(df)
     if not inputs.empty:

@@ -9,10 +9,35 @@ from .read import PRECISION_ALIASES, VENDOR, minimal_bytes, platform_name
 
 
 COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision", "layout", "trans",
-           "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "time_s", "error", "tolerance", "verdict",
-           "vendor_gflops", "vendor_fraction", "best_vendor_gflops", "best_fraction", "bytes",
-           "intensity", "problem", "note", "format", "source", "hostname", "device_id", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
+           "m", "n", "k", "alpha", "beta", "beta_nonzero", "tile", "gflops", "gflops_low",
+           "gflops_high", "spread", "time_s", "time_fast_s", "time_slow_s", "error", "tolerance",
+           "verdict", "vendor_gflops", "vendor_fraction", "best_vendor_gflops", "best_fraction",
+           "bytes", "intensity", "study", "problem", "note", "format", "source", "hostname",
+           "device_id", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
            "power_capped", "date"]
+
+
+def short_library(text):
+    """A vendor library's name for a legend: name and version ("OpenBLAS 0.3.21" of OpenBLAS's
+    long description of itself), with the thread count of a BLAS that keeps its own."""
+    if not isinstance(text, str) or not text:
+        return "BLAS not recorded"  # result files before 2026-11-25
+    head, sep, threads = text.partition(" on ")
+    if not head.startswith("unidentified"):
+        head = " ".join(head.split()[:2])
+    return head + sep + threads
+
+
+def vendor_names(rows):
+    """The vendor libraries behind some kokkos-kernels rows, as one label."""
+    names = {short_library(text) for text in rows.vendor_library}
+    return " / ".join(sorted(names, key=lambda name: (name == "BLAS not recorded", name)))
+
+
+def vendor_labels(df):
+    """Per platform, the vendor libraries its valid kokkos-kernels results ran on, as one label."""
+    vendor = df[df.valid & (df.kernel == VENDOR)]
+    return {platform: vendor_names(rows) for platform, rows in vendor.groupby("platform")}
 
 
 PROBLEM_KEY = ["platform", "precision", "layout", "trans", "m", "n", "k", "beta_nonzero"]
@@ -44,8 +69,12 @@ def prepare(rows):
     df = pd.DataFrame(rows).reindex(columns=COLUMNS)
     for column in ("m", "n", "k"):
         df[column] = df[column].astype("int64")
-    for column in ("gflops", "time_s", "error", "tolerance", "alpha", "beta", "bytes"):
+    for column in ("gflops", "time_s", "time_fast_s", "time_slow_s", "error", "tolerance", "alpha",
+                   "beta", "bytes"):
         df[column] = pd.to_numeric(df[column], errors="coerce")
+    # The spread of the timed runs as GFLOP/s: the slow end gives the low rate.
+    df["gflops_low"] = df.gflops * df.time_s / df.time_slow_s
+    df["gflops_high"] = df.gflops * df.time_s / df.time_fast_s
     df["precision"] = df.precision.str.lower().replace(PRECISION_ALIASES)
     df["platform"] = [platform_name(d, b, c) for d, b, c in zip(df.device, df.backend, df.concurrency)]
     computed = [minimal_bytes(p, m, n, k, bz)

@@ -47,22 +47,92 @@ def log2_axis(ax, sizes):
         ax.tick_params(axis="x", labelrotation=45)
 
 
+DENSE_STEPS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)  # labels of an axis that spans a decade or so
+WIDE_STEPS = (1.0, 2.0, 5.0)
+
+
 def plain_log_axis(axis, low, high):
     """Log scale labelled in plain digits (GFLOP/s are read, not decoded), at 1, 2, 5 x 10^k, or
     denser when the axis spans less than about a decade and a half."""
-    subs = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0) if high < 30 * low else (1.0, 2.0, 5.0)
+    subs = DENSE_STEPS if high < 30 * low else WIDE_STEPS
     axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda v, _: "{:,.0f}".format(v) if v >= 1 else "%g" % v))
     axis.set_minor_formatter(NullFormatter())
 
 
-def kernel_handles(kernels, all_kernels):
+def labelled_ends(low, high, steps):
+    """The largest label at most `low` and the smallest at least `high`, labels being steps x 10^k."""
+    labels = [s * 10.0 ** e for e in range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 2)
+              for s in steps]
+    return max(v for v in labels if v <= low), min(v for v in labels if v >= high)
+
+
+def fit_log_axis(ax, values):
+    """A log y axis whose ends are labels beyond the smallest and the largest of `values` (the
+    error bars' ends included), with a margin: no point sits past the last label, or on the
+    frame. An axis that ends up spanning a decade or so gets the denser labels, and ends."""
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    if not values:
+        return
+    low, high = min(values) / 1.08, max(values) * 1.08
+    bottom, top = labelled_ends(low, high, WIDE_STEPS)
+    if top < 30 * bottom:
+        bottom, top = labelled_ends(low, high, DENSE_STEPS)
+    ax.set_yscale("log")
+    ax.set_ylim(bottom, top)
+    plain_log_axis(ax.yaxis, bottom, top)
+
+
+def fit_linear_axis(ax, values, reference=None):
+    """A y axis from 0 to a margin above the largest of `values` and the reference line."""
+    values = [v for v in values if math.isfinite(v)] + ([reference] if reference is not None else [])
+    ax.set_ylim(0, 1.1 * max(values + [0.1]))
+
+
+def spread_of(rows, value):
+    """The ends of each row's error bar in the units of `value`: the spread of its timed runs
+    (gflops_low, gflops_high), scaled as `value` scales GFLOP/s; none where the run has none."""
+    scale = rows[value] / rows.gflops
+    low = (rows.gflops_low * scale).fillna(rows[value])
+    high = (rows.gflops_high * scale).fillna(rows[value])
+    return low, high
+
+
+def draw_points(ax, x, rows, value, colour, marker, style, label=None):
+    """A kernel's points with their spread as error bars; joined by a line unless style is None."""
+    low, high = spread_of(rows, value)
+    y = rows[value]
+    ax.errorbar(x, y, yerr=[(y - low).clip(lower=0), (high - y).clip(lower=0)], color=colour,
+                marker=marker, linestyle=style or "none", label=label, markersize=6, capsize=3,
+                elinewidth=1)
+    return list(low) + list(high)
+
+
+def kernel_handles(kernels, all_kernels, vendor=None):
+    """Legend entries, one per kernel; `vendor` names the library behind kokkos-kernels."""
     handles = []
     for kernel in kernels:
         colour, marker = kernel_style(kernel, all_kernels)
-        handles.append(Line2D([], [], color=colour, marker=marker, label=kernel,
+        label = "%s (%s)" % (kernel, vendor) if kernel == VENDOR and vendor else kernel
+        handles.append(Line2D([], [], color=colour, marker=marker, label=label,
                               linestyle="--" if kernel == VENDOR else "-"))
     return handles
+
+
+def vendor_legend(vendors, platforms):
+    """What the legend says of kokkos-kernels: its library when every panel shares one, else that
+    each panel's title names it. Returns (legend text, whether titles must name it)."""
+    names = {vendors[p] for p in platforms if p in vendors}
+    if len(names) <= 1:
+        return (names.pop() if names else None), False
+    return "the BLAS in each panel's title", True
+
+
+def panel_title(platform, precision, vendors, per_panel):
+    title = "%s, %s" % (platform, precision)
+    if per_panel and platform in vendors:
+        title += "\n%s: %s" % (VENDOR, vendors[platform])
+    return title
 
 
 def variant_label(layout, trans, beta_nonzero):
@@ -99,13 +169,37 @@ def platform_list(platforms):
     return ", ".join(sorted(platforms))
 
 
-def square_lines(data, value):
-    """Per kernel and variant (layout, ops, beta), the best `value` at each square n: a tile sweep
-    or a repeated run shows as its best point."""
-    return data.groupby(["kernel", "layout", "trans", "beta_nonzero", "n"])[value].max().reset_index()
+def best_rows(data, value, keys):
+    """Per key, the row of the best `value`: a tile sweep or a repeated run shows as its best
+    point, with that run's spread."""
+    return data.loc[data.groupby(keys)[value].idxmax()]
 
 
-def plot_against_size(df, value, path, ylabel, title, log_y, reference=None):
+def draw_variants(ax, rows, x, value, all_kernels):
+    """One line per kernel and variant (layout, ops, beta) of `rows` against column `x`, with a
+    legend of the variants in the panel when there are several; returns the values drawn."""
+    variants = rows[["layout", "trans", "beta_nonzero"]].drop_duplicates()
+    styles = ["-", ":", "-.", (0, (5, 1))]
+    drawn = []
+    for kernel in kernel_order(set(rows.kernel)):
+        colour, marker = kernel_style(kernel, all_kernels)
+        for v, variant in enumerate(variants.itertuples(index=False)):
+            line = rows[(rows.kernel == kernel) & (rows.layout == variant.layout)
+                        & (rows.trans == variant.trans)
+                        & (rows.beta_nonzero == variant.beta_nonzero)].sort_values(x)
+            if line.empty:
+                continue
+            style = "--" if kernel == VENDOR and len(variants) == 1 else styles[v % len(styles)]
+            label = kernel if len(variants) == 1 else "%s (%s)" % (kernel, variant_label(*variant))
+            drawn += draw_points(ax, line[x], line, value, colour, marker, style, label)
+    if len(variants) > 1:
+        ax.legend(fontsize=7)
+    return drawn
+
+
+def plot_against_size(df, value, path, ylabel, title, log_y, vendors, reference=None):
+    """`value` of square products against n, one panel per platform and precision, each point the
+    best of its problem with the spread of its timed runs; `vendors` names each platform's BLAS."""
     data = df[df.valid & df.square & df[value].notna()]
     if data.empty:
         failed = (df.square & ~df.valid).sum()
@@ -117,41 +211,30 @@ def plot_against_size(df, value, path, ylabel, title, log_y, reference=None):
     platforms = sorted(data.platform.unique())
     precisions = sorted(data.precision.unique())
     all_kernels = set(df.kernel)
+    vendor, per_panel = vendor_legend(vendors, platforms)
     fig, axes = panel_grid(platforms, precisions)
     for i, platform in enumerate(platforms):
         for j, precision in enumerate(precisions):
             ax = axes[i][j]
             here = data[(data.platform == platform) & (data.precision == precision)]
-            ax.set_title("%s, %s" % (platform, precision), fontsize=10)
+            ax.set_title(panel_title(platform, precision, vendors, per_panel), fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
             if here.empty:
                 ax.text(0.5, 0.5, "no results", ha="center", va="center", transform=ax.transAxes)
                 continue
-            lines = square_lines(here, value)
-            variants = lines[["layout", "trans", "beta_nonzero"]].drop_duplicates()
-            styles = ["-", ":", "-.", (0, (5, 1))]
-            for kernel in kernel_order(set(lines.kernel)):
-                colour, marker = kernel_style(kernel, all_kernels)
-                for v, variant in enumerate(variants.itertuples(index=False)):
-                    line = lines[(lines.kernel == kernel) & (lines.layout == variant.layout)
-                                 & (lines.trans == variant.trans)
-                                 & (lines.beta_nonzero == variant.beta_nonzero)].sort_values("n")
-                    if line.empty:
-                        continue
-                    style = "--" if kernel == VENDOR and len(variants) == 1 else styles[v % len(styles)]
-                    label = kernel if len(variants) == 1 else "%s (%s)" % (kernel, variant_label(*variant))
-                    ax.plot(line.n, line[value], color=colour, marker=marker, linestyle=style,
-                            label=label, markersize=6)
+            lines = best_rows(here, value, ["kernel", "layout", "trans", "beta_nonzero", "n"])
+            drawn = draw_variants(ax, lines, "n", value, all_kernels)
             if reference is not None:
                 ax.axhline(reference, color=KERNEL_STYLE[VENDOR][0], linestyle="--", linewidth=1)
             log2_axis(ax, here.n.unique())
             if log_y:
-                ax.set_yscale("log")
-                plain_log_axis(ax.yaxis, *ax.get_ylim())
+                fit_log_axis(ax, drawn)
             else:
-                ax.set_ylim(0, max(1.05, 1.1 * here[value].max()))
-            if len(variants) > 1:
-                ax.legend(fontsize=7)
+                fit_linear_axis(ax, drawn, reference)
             ax.set_xlabel("n (m = n = k)")
             ax.set_ylabel(ylabel)
-    finish(fig, path, title, kernel_handles(kernel_order(set(data.kernel)), all_kernels))
+    handles = kernel_handles(kernel_order(set(data.kernel)), all_kernels, vendor)
+    if reference is not None:
+        handles.append(Line2D([], [], color=KERNEL_STYLE[VENDOR][0], linestyle="--",
+                              label="%s%s = %g" % (VENDOR, " (%s)" % vendor if vendor else "", reference)))
+    finish(fig, path, title, handles)

@@ -73,12 +73,48 @@ def verdict_of(error, tolerance):
     return "pass" if error <= tolerance else "fail"
 
 
+# The key of a result's raw timed-run times, in seconds, where a run records them.
+RAW_TIMES = "times_s"
+
+
+def clipped_spread(centre, stddev, fastest, slowest):
+    """(fast, slow) times of centre -/+ stddev, kept within the runs' own range where it is known
+    (a standard deviation of three runs can reach past the fastest of them, or below zero)."""
+    fast, slow = centre - stddev, centre + stddev
+    if fastest is not None:
+        fast = max(fast, fastest)
+    if slowest is not None:
+        slow = min(slow, slowest)
+    return fast, slow
+
+
+def cli_spread(r):
+    """(fast, slow, what) of a CLI result's timed runs: its median -/+ its standard deviation where
+    the result has one (or its raw times to compute it from), else its fastest and slowest run."""
+    median, stddev = number(r.get("time_median_s")), number(r.get("time_stddev_s"))
+    fastest, slowest = number(r.get("time_min_s")), number(r.get("time_max_s"))
+    times = r.get(RAW_TIMES)
+    if stddev is None and isinstance(times, list) and len(times) > 1:
+        stddev = float(np.std([float(t) for t in times], ddof=1))
+    if median is not None and stddev is not None:
+        return clipped_spread(median, stddev, fastest, slowest) + ("median -/+ stddev",)
+    if fastest is None or slowest is None:
+        return None, None, ""
+    return fastest, slowest, "min..max"
+
+
+def study_of(spec, source):
+    """The study a result belongs to: its spec's name without folder and suffix, else its file's."""
+    return Path(str(spec or source)).name.rsplit(".", 1)[0]
+
+
 def read_cli(doc, source):
     """Rows of a tilemm CLI --json file."""
     context = doc.get("context", {})
     rows = []
     for r in doc.get("results", []):
         beta = r.get("beta") or 0.0
+        fast, slow, spread = cli_spread(r)
         rows.append({
             "device": r.get("device") or context.get("device"),
             "backend": r.get("backend") or context.get("backend"),
@@ -86,7 +122,9 @@ def read_cli(doc, source):
             "kernel": r["kernel"], "precision": r["precision"], "layout": r["layout"],
             "trans": r["trans_a"] + r["trans_b"], "m": r["m"], "n": r["n"], "k": r["k"],
             "alpha": r.get("alpha"), "beta": beta, "beta_nonzero": beta != 0, "tile": r.get("tile"),
-            "gflops": r.get("gflops"), "time_s": r.get("time_median_s"), "error": r.get("error"),
+            "gflops": r.get("gflops"), "time_s": r.get("time_median_s"), "time_fast_s": fast,
+            "time_slow_s": slow, "spread": spread, "study": study_of(r.get("spec"), source),
+            "error": r.get("error"),
             "tolerance": r.get("tolerance"), "verdict": r.get("verdict"), "problem": r.get("name"),
             "note": "", "format": "tilemm-cli", "source": source,
             "hostname": r.get("hostname") or context.get("hostname"),
@@ -170,6 +208,36 @@ def pick_gbench_run(runs):
     return pick, "median of %d runs" % len(good)
 
 
+def first_spec(context):
+    """The first spec a tilemm-bench run read (--spec), from its context's list of inputs."""
+    inputs = context.get("inputs") or []
+    if isinstance(inputs, str):  # tilemm-bench keeps lists as JSON text
+        try:
+            inputs = json.loads(inputs)
+        except ValueError:
+            return None
+    first = inputs[0] if isinstance(inputs, list) and inputs else {}
+    return first.get("file") if isinstance(first, dict) else None
+
+
+def seconds_of(bench):
+    return bench["real_time"] * TIME_UNIT.get(bench.get("time_unit", "ns"), 1e-9)
+
+
+def gbench_spread(runs, seconds):
+    """(fast, slow, what) of one benchmark: its median -/+ the standard deviation of its
+    repetitions where Google Benchmark wrote one, else the fastest and slowest of several runs."""
+    times = [seconds_of(b) for b in runs
+             if b.get("run_type", "iteration") == "iteration" and not b.get("error_occurred")]
+    fastest, slowest = (min(times), max(times)) if len(times) > 1 else (None, None)
+    stddev = [b for b in runs if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "stddev"]
+    if stddev:
+        return clipped_spread(seconds, seconds_of(stddev[0]), fastest, slowest) + ("median -/+ stddev",)
+    if fastest is None:
+        return None, None, ""
+    return fastest, slowest, "min..max"
+
+
 # tilemm-bench stops a benchmark whose result fails validation with this message (no counters then).
 VALIDATION_FAILED = re.compile(r"validation failed: error (\S+) > tolerance (\S+)")
 
@@ -208,7 +276,7 @@ def read_gbench(doc, source):
                    power_w=number(bench.get("gpu_power_w")),
                    power_capped=number(bench.get("gpu_power_capped")),
                    date=context.get("utc_time") or context.get("date"),
-                   problem=run_name, bytes=traffic, note=note)
+                   problem=run_name, bytes=traffic, note=note, study=study_of(first_spec(context), source))
         if bench.get("error_occurred"):
             message = bench.get("error_message", "benchmark stopped with an error")
             failed = VALIDATION_FAILED.search(message)
@@ -216,11 +284,13 @@ def read_gbench(doc, source):
                        tolerance=number(failed.group(2)) if failed else None,
                        verdict="fail" if failed else "error", note=message)
         else:
-            seconds = bench["real_time"] * TIME_UNIT.get(bench.get("time_unit", "ns"), 1e-9)
+            seconds = seconds_of(bench)
+            fast, slow, spread = gbench_spread(runs, seconds)
             rate = number(bench.get("FLOP/s"))
             if rate is None and seconds > 0:
                 rate = 2.0 * m * n * k / seconds
             row.update(gflops=rate / 1e9 if rate is not None else None, time_s=seconds,
+                       time_fast_s=fast, time_slow_s=slow, spread=spread,
                        error=number(bench.get("error")), tolerance=number(bench.get("tolerance")))
             row["verdict"] = verdict_of(row["error"], row["tolerance"])
         rows.append(row)

@@ -4,7 +4,8 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from .figures import finish, kernel_handles, kernel_order, kernel_style, panel_grid, plain_log_axis, platform_list
+from .figures import (finish, fit_log_axis, kernel_handles, kernel_order, kernel_style, panel_grid,
+                      panel_title, platform_list, vendor_legend)
 
 
 # Peaks of known devices, keyed by the device name the results report. Each figure says where it
@@ -36,7 +37,7 @@ def roof_of(device, platform, precision, peaks, bandwidths):
     return peak, bandwidth
 
 
-def plot_roofline(df, path, peaks, bandwidths):
+def plot_roofline(df, path, peaks, bandwidths, vendors):
     data = df[df.valid]
     if data.empty:
         print("roofline: no valid results: %s not written" % path)
@@ -57,6 +58,7 @@ def plot_roofline(df, path, peaks, bandwidths):
     platforms = sorted({p for p, *_ in panels})
     precisions = sorted({q for _, q, *_ in panels})
     all_kernels = set(df.kernel)
+    vendor, per_panel = vendor_legend(vendors, platforms)
     fig, axes = panel_grid(platforms, precisions, width=5.6, height=4.4)
     for ax in axes.flat:
         ax.set_visible(False)
@@ -87,13 +89,12 @@ def plot_roofline(df, path, peaks, bandwidths):
         ax.text(0.98, 0.03, "\n".join(legend), transform=ax.transAxes, ha="right", va="bottom",
                 fontsize=7.5, bbox=dict(facecolor="white", edgecolor="#999999", alpha=0.9))
         ax.set_xscale("log")
-        ax.set_yscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
         ax.set_xlim(x[0], x[-1])
-        ax.set_ylim(min(here.gflops.min(), roof[0]) / 8, max(peak, here.gflops.max()) * 1.6)
-        plain_log_axis(ax.yaxis, *ax.get_ylim())
+        # Room below the points for the box of the roofs' figures.
+        fit_log_axis(ax, [min(here.gflops.min(), roof[0]) / 8, max(peak, here.gflops.max()) * 1.6])
         ax.grid(True, which="both", alpha=0.3)
-        ax.set_title("%s, %s" % (platform, precision), fontsize=10)
+        ax.set_title(panel_title(platform, precision, vendors, per_panel), fontsize=10)
         ax.set_xlabel("arithmetic intensity (FLOP/byte, minimal traffic)")
         ax.set_ylabel("GFLOP/s")
     if above:
@@ -103,5 +104,6 @@ def plot_roofline(df, path, peaks, bandwidths):
     shapes = [Line2D([], [], marker="o", color="#444444", linestyle="", label="square"),
               Line2D([], [], marker="o", color="#444444", markerfacecolor="none", linestyle="",
                      label="other shapes")]
-    handles = kernel_handles(kernel_order(set(data[data.platform.isin(platforms)].kernel)), all_kernels)
+    handles = kernel_handles(kernel_order(set(data[data.platform.isin(platforms)].kernel)), all_kernels,
+                             vendor)
     finish(fig, path, "Roofline (minimal traffic): " + platform_list(platforms), handles + shapes)

@@ -14,6 +14,7 @@ import importlib.util
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -187,6 +188,119 @@ def check_vendor_library_names():
           "a BLAS with a thread count of its own says on how many threads it ran")
 
 
+NEW_FILES = {study: str(ROOT / "perf" / "results" / ("2026-11-26-h200-%s-3bebfb9.json" % study))
+             for study in ("square-gpu", "small-skinny")}
+
+
+def describe(fig):
+    """What a test reads of a figure: the legend, the panels' titles and x labels, the error bars
+    longer than zero, the panels with a point past their y limits, and the log axes whose ends
+    carry no label."""
+    from matplotlib.container import ErrorbarContainer
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    bars, outside, unlabelled = 0, [], []
+    for ax in axes:
+        low, high = ax.get_ylim()
+        ys = [y for line in ax.lines for y in line.get_ydata() if math.isfinite(y)]
+        for container in ax.containers:
+            if isinstance(container, ErrorbarContainer) and container.has_yerr:
+                for segment in container.lines[2][0].get_segments():
+                    ys += [segment[0][1], segment[1][1]]
+                    bars += abs(segment[1][1] - segment[0][1]) > 0
+        if any(not low < y < high for y in ys):
+            outside.append(ax.get_title())
+        ticks = ax.yaxis.get_major_locator().tick_values(low, high)
+        if ax.get_yscale() == "log" and not all(any(math.isclose(t, end) for t in ticks) for end in (low, high)):
+            unlabelled.append(ax.get_title())
+    return {"legend": [t.get_text() for legend in fig.legends for t in legend.get_texts()],
+            "titles": [ax.get_title() for ax in axes], "errorbars": bars, "outside": outside,
+            "unlabelled": unlabelled,
+            "xlabels": [t.get_text() for ax in axes for t in ax.get_xticklabels()]}
+
+
+def plot_in_process(files, out):
+    """perf/plot.py's main in this process, each figure described as it is saved. Returns the exit
+    status, what it printed, and {file name: description}."""
+    import contextlib
+    import io
+    import matplotlib.figure
+    spec = importlib.util.spec_from_file_location("plot", PLOT)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    figures, printed, save = {}, io.StringIO(), matplotlib.figure.Figure.savefig
+
+    def record(fig, path, *args, **kwargs):
+        figures[Path(path).name] = describe(fig)
+        return save(fig, path, *args, **kwargs)
+
+    matplotlib.figure.Figure.savefig = record
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            status = plot.main([str(f) for f in files] + ["--out", str(out)])
+    finally:
+        matplotlib.figure.Figure.savefig = save
+    return status, printed.getvalue(), figures
+
+
+def summary_row(out, **match):
+    with open(out / "summary.csv", newline="") as f:
+        found = [r for r in csv.DictReader(f) if all(r[k] == str(v) for k, v in match.items())]
+    return found[0] if len(found) == 1 else None
+
+
+def check_figures(tmp):
+    """The BLAS in the legend, error bars, and every point inside its axes, on the H200's GPU
+    studies and the synthetic benchmark file."""
+    out = tmp / "figures"
+    status, printed, figures = plot_in_process(list(NEW_FILES.values()) + [FIXTURE], out)
+    check(status == 0, "the H200 studies and the fixture are plotted (exit status %d)" % status)
+    size = figures.get("gflops_vs_size.png", {})
+    check("kokkos-kernels (the BLAS in each panel's title)" in size.get("legend", [])
+          and any("kokkos-kernels: cuBLAS 13.1.0" in t for t in size.get("titles", []))
+          and any("kokkos-kernels: OpenBLAS 0.3.21" in t for t in size.get("titles", [])),
+          "two BLAS: the legend points to the panels' titles, which name cuBLAS and OpenBLAS")
+    check(size.get("errorbars", 0) > 10,
+          "the size figure shows the spread of the timed runs as error bars (%d)" % size.get("errorbars", 0))
+    for name, figure in sorted(figures.items()):
+        check(not figure["outside"] and not figure["unlabelled"],
+              "%s: every point and error bar inside its axes, log axes labelled at both ends %s"
+              % (name, figure["outside"] + figure["unlabelled"]))
+    check_spread(out, printed)
+
+
+def check_spread(out, printed):
+    """summary.csv's spread: the CLI's fastest and slowest run; a benchmark's standard deviation,
+    held within its fastest and slowest repetition."""
+    with open(NEW_FILES["square-gpu"]) as f:
+        raw = [r for r in json.load(f)["results"] if r["kernel"] == "register-tiled"
+               and r["precision"] == "float" and r["m"] == 4096][0]
+    flop = 2.0 * 4096 ** 3 / 1e9
+    row = summary_row(out, platform="NVIDIA H200 (cuda)", kernel="register-tiled", precision="float",
+                      m=4096, n=4096, k=4096)
+    check(row is not None and row["spread"] == "min..max"
+          and close(number(row["gflops_low"]), flop / raw["time_max_s"])
+          and close(number(row["gflops_high"]), flop / raw["time_min_s"]),
+          "a CLI result's error bar runs from its slowest to its fastest timed run")
+    times = [2.0 * 1024 ** 3 / (g * 1e9) for g in (30.0, 48.0, 50.0)]
+    deviation = statistics.stdev(times)
+    row = summary_row(out, platform=SYNTHETIC, kernel="register-tiled", precision="float", m=1024)
+    check(row is not None and row["spread"] == "median -/+ stddev"
+          and close(number(row["gflops_low"]), 48.0 * times[1] / (times[1] + deviation))
+          and close(number(row["gflops_high"]), 50.0),
+          "a benchmark's error bar is its median -/+ its standard deviation, cut at its fastest run")
+
+
+def check_raw_times():
+    """A result with its raw times and no standard deviation: the deviation is computed from them."""
+    read = load_reader()
+    result = {"time_median_s": 1.0, "time_min_s": 0.85, "time_max_s": 1.1, "times_s": [0.85, 1.0, 1.05]}
+    fast, slow, what = read.cli_spread(result)
+    deviation = statistics.stdev(result["times_s"])
+    check(what == "median -/+ stddev" and close(fast, max(1.0 - deviation, 0.85))
+          and close(slow, min(1.0 + deviation, 1.1)),
+          "raw times without a standard deviation: the error bar is the median -/+ theirs")
+
+
 def check_portability(out, results, stdout):
     with open(out / "portability.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -234,12 +348,14 @@ def check_weak_baseline(tmp, env):
                          capture_output=True, text=True, env=env)
     check(run.returncode == 0 and "2 vendor libraries" in run.stderr,
           "two runs against two BLAS on one platform: a note says that they are pooled")
-    with open(out / "portability.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["kernel"] == "register-tiled" and r["precision"] == "float"]
+    with open(out / "summary.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["kernel"] == "register-tiled" and r["precision"] == "float"
+                and r["m"] == r["n"] == r["k"] == "4096"]
     results = [dict(r, platform=platform_of(doc["context"], r)) for r in doc["results"]]
     expected = expected_efficiency(results, rows[0]["platform"] if rows else "", "register-tiled", "float")
-    check(len(rows) == 1 and close(number(rows[0]["efficiency"]), expected),
-          "the efficiency is against the fastest BLAS (%.4f), not the slow one's tenfold" % expected)
+    check(len(rows) == 2 and all(close(number(r["best_fraction"]), expected) for r in rows),
+          "the fraction the plots use is against the fastest BLAS (%.4f), not the slow one's tenfold"
+          % expected)
 
 
 def check_bad_inputs(tmp, env):
@@ -323,6 +439,9 @@ def main():
         check_gpu_telemetry()
         check_weak_baseline(Path(tmp), env)
         check_bad_inputs(Path(tmp), env)
+        os.environ["MPLCONFIGDIR"] = tmp  # for the runs in this process
+        check_figures(Path(tmp))
+        check_raw_times()
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
