@@ -14,7 +14,8 @@ Inputs, told apart by their content (any number, from any machine and backend):
     iterations; several runs, their median)
 A file named twice, or two copies of one file, is read once.
 
-Exit status: 0 (also when a figure cannot be made: a line says why); 1 when no file held results, or when some files could not be read
+Exit status: 0 (also when a figure cannot be made, such as the portability figure of a single
+platform: a line says why); 1 when no file held results, or when some files could not be read
 (the study is then made from the others, and the files left out are named); 2 for a bad option.
 
 Outputs, in --out:
@@ -23,9 +24,13 @@ Outputs, in --out:
                        at the power cap, where the run recorded them)
   gflops_vs_size.png   GFLOP/s against n for square products, one panel per platform and precision
   vendor_fraction.png  kernel GFLOP/s / kokkos-kernels GFLOP/s against n, same panels
+  shapes_STUDY.png     GFLOP/s per problem shape, for each study (spec) with other than square
+                       products (rectangular, small and skinny shapes)
+  thread_scaling.png   GFLOP/s against the thread count, where one device and host backend was run
+                       at several (a thread-scaling study: perf/slurm/threads.sbatch)
   roofline.png         GFLOP/s against arithmetic intensity under the compute and bandwidth roofs
                        (platforms with a known peak only)
-  portability.csv/.png the performance-portability figure and its inputs
+  portability.csv/.png the performance-portability figure and its inputs (two platforms or more)
 Every point is a problem's best result; its error bar is the spread of that result's timed runs.
 The legend names the library behind kokkos-kernels (cuBLAS, OpenBLAS, ...) as each result file's
 context records it, or says that each panel's title names it when the panels' libraries differ.
@@ -47,7 +52,8 @@ Definitions:
                     the efficiency (kernel / vendor GFLOP/s); the efficiency on a platform is taken at
                     the largest square n where both have a valid result (the kernel's best tile,
                     layout or op there, over the platform's best vendor result for it); 0 when the
-                    kernel has no such result on some platform
+                    kernel has no such result on some platform; not computed for a precision with
+                    one platform
   failing results   verdict "fail" (validation; tilemm-bench stops such a benchmark with "validation
                     failed: ...") or "error" (a benchmark stopped for another reason): kept in
                     summary.csv, never plotted or counted as performance
@@ -69,9 +75,10 @@ from plotting.figures import kernel_order, platform_list, plot_against_size  # n
 from plotting.portability import plot_portability, portability, print_portability  # noqa: E402
 from plotting.read import BYTES_PER_VALUE, PRECISION_ALIASES, VENDOR, load  # noqa: E402
 from plotting.roofline import plot_roofline  # noqa: E402
+from plotting.studies import plot_shapes, plot_thread_scaling  # noqa: E402
 
-OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "roofline.png",
-           "portability.csv", "portability.png"]
+OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "shapes_*.png",
+           "thread_scaling.png", "roofline.png", "portability.csv", "portability.png"]
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -159,6 +166,8 @@ def main(argv=None):
                       "fraction of %s GFLOP/s" % VENDOR,
                       "Fraction of the vendor library reached (%s = 1, dashed): %s"
                       % (VENDOR, platforms), log_y=False, vendors=vendors, reference=1.0)
+    plot_shapes(df, out)
+    plot_thread_scaling(df, out / "thread_scaling.png", vendors)
     plot_roofline(df, out / "roofline.png", peaks, bandwidths, vendors)
 
     figures, inputs = portability(df)
@@ -167,6 +176,9 @@ def main(argv=None):
         print("wrote %s" % (out / "portability.csv"))
         plot_portability(figures, inputs, out / "portability.png")
         print_portability(figures, inputs)
+    else:
+        print("portability: no precision has %s results on two or more platforms: portability.csv "
+              "and portability.png not written" % VENDOR)
     if skipped:  # the study is made from the rest; the exit status says that it lacks them
         print("plot.py: %d of %d files could not be read and are not in this study: %s"
               % (len(skipped), len(set(args.files)), ", ".join(map(str, skipped))), file=sys.stderr)

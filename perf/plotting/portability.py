@@ -10,6 +10,10 @@ from .read import VENDOR
 
 def portability(df):
     """Pennycook's performance portability per kernel and precision, and its inputs."""
+    sweeps = df.groupby(["device", "backend"]).platform.nunique()
+    for (device, backend), count in sweeps[sweeps > 1].items():
+        print("portability: %s (%s) counts as %d platforms, one per thread count: a thread sweep's "
+              "figure is thread_scaling.png" % (device, backend, count))
     inputs, figures = [], []
     for precision in sorted(df.precision.unique()):
         here = df[df.precision == precision]
@@ -18,7 +22,10 @@ def portability(df):
         if without:
             print("portability (%s): no valid %s result on %s: not in the platform set"
                   % (precision, VENDOR, ", ".join(without)))
-        if not platforms:
+        if len(platforms) < 2:
+            if platforms:
+                print("portability (%s): one platform (%s): the metric compares two or more: "
+                      "left out" % (precision, platforms[0]))
             continue
         for kernel in kernel_order(set(here.kernel)):
             efficiencies = []

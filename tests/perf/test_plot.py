@@ -249,8 +249,8 @@ def summary_row(out, **match):
 
 
 def check_figures(tmp):
-    """The BLAS in the legend, error bars, and every point inside its axes, on the H200's GPU
-    studies and the synthetic benchmark file."""
+    """The BLAS in the legend, one figure per study of other shapes, error bars, and every point
+    inside its axes, on the H200's GPU studies and the synthetic benchmark file."""
     out = tmp / "figures"
     status, printed, figures = plot_in_process(list(NEW_FILES.values()) + [FIXTURE], out)
     check(status == 0, "the H200 studies and the fixture are plotted (exit status %d)" % status)
@@ -259,8 +259,18 @@ def check_figures(tmp):
           and any("kokkos-kernels: cuBLAS 13.1.0" in t for t in size.get("titles", []))
           and any("kokkos-kernels: OpenBLAS 0.3.21" in t for t in size.get("titles", [])),
           "two BLAS: the legend points to the panels' titles, which name cuBLAS and OpenBLAS")
-    check(size.get("errorbars", 0) > 10,
-          "the size figure shows the spread of the timed runs as error bars (%d)" % size.get("errorbars", 0))
+    shapes = figures.get("shapes_small-skinny.png", {})
+    check("kokkos-kernels (cuBLAS 13.1.0)" in shapes.get("legend", [])
+          and "tall-skinny\n4096x64x4096" in shapes.get("xlabels", []),
+          "the small-skinny study gets shapes_small-skinny.png, its shapes on the x axis, cuBLAS named")
+    other = figures.get("shapes_gbench-synthetic.png", {})
+    check("kokkos-kernels (OpenBLAS 0.3.21)" in other.get("legend", [])
+          and "2048x64x512\nleft, op NT, beta!=0" in other.get("xlabels", []),
+          "the benchmark file's skinny problem gets a figure of its own, its layout, ops and beta named")
+    check("shapes_square-gpu.png" not in figures, "a study of square products only gets no shapes figure")
+    check(size.get("errorbars", 0) > 10 and shapes.get("errorbars", 0) > 10,
+          "the size and shapes figures show the spread of the timed runs as error bars (%d, %d)"
+          % (size.get("errorbars", 0), shapes.get("errorbars", 0)))
     for name, figure in sorted(figures.items()):
         check(not figure["outside"] and not figure["unlabelled"],
               "%s: every point and error bar inside its axes, log axes labelled at both ends %s"
@@ -299,6 +309,52 @@ def check_raw_times():
     check(what == "median -/+ stddev" and close(fast, max(1.0 - deviation, 0.85))
           and close(slow, min(1.0 + deviation, 1.1)),
           "raw times without a standard deviation: the error bar is the median -/+ theirs")
+
+
+def check_one_platform(tmp):
+    """One platform: no portability figure or table, a note instead, exit status 0."""
+    out = tmp / "one-platform"
+    with open(NEW_FILES["square-gpu"]) as f:
+        doc = json.load(f)
+    for r in doc["results"]:  # a run that recorded a standard deviation (10% of the median)
+        r["time_stddev_s"] = 0.1 * r["time_median_s"]
+    path = tmp / "with-stddev.json"
+    path.write_text(json.dumps(doc))
+    status, printed, figures = plot_in_process([path], out)
+    check(status == 0 and "portability (float): one platform (NVIDIA H200 (cuda))" in printed
+          and "portability.csv and portability.png not written" in printed
+          and not (out / "portability.csv").exists() and "portability.png" not in figures,
+          "one platform: a note, no portability figure or table, exit status 0")
+    check("kokkos-kernels (cuBLAS 13.1.0)" in figures.get("gflops_vs_size.png", {}).get("legend", []),
+          "one BLAS: the legend names it beside kokkos-kernels")
+    raw = [r for r in doc["results"] if r["kernel"] == "tiled" and r["precision"] == "double"
+           and r["m"] == 2048][0]
+    row = summary_row(out, kernel="tiled", precision="double", m=2048)
+    flop = 2.0 * 2048 ** 3 / 1e9
+    check(row is not None and row["spread"] == "median -/+ stddev"
+          and close(number(row["gflops_low"]), flop / min(1.1 * raw["time_median_s"], raw["time_max_s"]))
+          and close(number(row["gflops_high"]), flop / max(0.9 * raw["time_median_s"], raw["time_min_s"])),
+          "a result with time_stddev_s: its error bar is the median -/+ it, within the runs' range")
+
+
+def check_thread_scaling(tmp):
+    """One machine's study at 1, 2 and 4 threads: thread_scaling.png, and a note that portability
+    counts each thread count as a platform."""
+    with open(CLI_FILES[0]) as f:
+        doc = json.load(f)
+    files = []
+    for threads in (1, 2, 4):
+        doc["context"]["concurrency"] = threads
+        path = tmp / ("threads-%d.json" % threads)
+        path.write_text(json.dumps(doc))
+        files.append(path)
+    status, printed, figures = plot_in_process(files, tmp / "threads")
+    scaling = figures.get("thread_scaling.png", {})
+    check(status == 0 and "threads" in printed and scaling.get("titles")
+          and all("4096x4096x4096" in t for t in scaling["titles"]) and not scaling["outside"],
+          "three thread counts of one machine: thread_scaling.png at the largest product they share")
+    check("counts as 3 platforms, one per thread count" in printed,
+          "the portability figure of a thread sweep says what it compares")
 
 
 def check_portability(out, results, stdout):
@@ -441,6 +497,8 @@ def main():
         check_bad_inputs(Path(tmp), env)
         os.environ["MPLCONFIGDIR"] = tmp  # for the runs in this process
         check_figures(Path(tmp))
+        check_one_platform(Path(tmp))
+        check_thread_scaling(Path(tmp))
         check_raw_times()
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
