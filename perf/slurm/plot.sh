@@ -17,6 +17,11 @@
 set -euo pipefail
 caller=$PWD
 cd "${SLURM_SUBMIT_DIR:-$(dirname "$0")/../..}"  # the repository root
+
+# ---- Site environment: edit. A Python with pandas and matplotlib (or name one in PYTHON). ----
+# module load python/3.11
+# spack env activate -d /path/to/tilemm
+# ---------------------------------------------------------------------------------------------------
 results=results
 # A folder named on the command line (the first argument, unless it is an option) is where the
 # caller says: relative to the caller's folder.
