@@ -14,14 +14,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kokkos_args.hpp"
@@ -146,66 +143,6 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
-/// A file as the file system resolves it, so that two spellings of one file compare equal (a link
-/// that names a file not made yet included: the write makes that file).
-std::filesystem::path file_identity(const std::string& path) {
-  std::error_code ec;
-  // Absolute first: of a relative path none of whose parts exists yet, weakly_canonical keeps
-  // the path as given, and "r.out" would differ from "./r.out".
-  const auto file = std::filesystem::absolute(tilemm::written_file(path)).lexically_normal();
-  std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
-  return ec ? file : resolved;
-}
-
-/// Every file a run will write, checked before anything runs: each writable, none written twice
-/// (a second write would lose the first), none an input (the spec files, the .npy matrices).
-/// Within a sweep the spec reader refuses a `c_out` clash already; across problems, spec files and
-/// the --json and --csv files it is caught here.
-void check_output_files(const Options& options, const std::vector<tilemm::Problem>& problems,
-                        const std::string& backend) {
-  std::map<std::filesystem::path, std::string> inputs;  // file -> what reads it
-  for (const auto& spec : options.specs) inputs.emplace(file_identity(spec), "a spec file");
-  for (const auto& p : problems) {
-    for (const auto& [key, source] : {std::pair{"a", &p.a}, {"b", &p.b}, {"c", &p.c}}) {
-      if (*source) {
-        inputs.emplace(file_identity((*source)->path),
-                       "key '" + std::string(key) + "' of " + p.origin.where());
-      }
-    }
-  }
-  std::map<std::filesystem::path, std::string> outputs;  // file -> what writes it
-  // Throws InputError, worded by `who` (the option or the problem and key), when `path` is taken.
-  const auto claim = [&](const std::string& path, const std::string& who) {
-    const auto file = file_identity(path);
-    if (const auto input = inputs.find(file); input != inputs.end()) {
-      throw tilemm::InputError(who + ": '" + path + "' is " + input->second +
-                               ": the results would overwrite an input");
-    }
-    const auto [writer, first] = outputs.emplace(file, who);
-    if (!first) {
-      throw tilemm::InputError(who + ": '" + path + "' is also the file of " +
-                               (writer->second == who
-                                    ? std::string("this problem: is its spec file given twice?")
-                                    : writer->second) +
-                               "; give each result a file of its own");
-    }
-    try {
-      tilemm::check_writable(path);
-    } catch (const std::exception& e) {
-      throw tilemm::InputError(who + ": " + e.what());
-    }
-  };
-  if (!options.json.empty()) claim(options.json, "--json");
-  if (!options.csv.empty()) claim(options.csv, "--csv");
-  for (const auto& p : problems) {
-    if (p.c_out.empty()) continue;
-    for (const auto& run : p.runs) {
-      claim(tilemm::expand_path_template(p.c_out, p, run, backend),
-            p.origin.where() + ": key 'c_out'");
-    }
-  }
-}
-
 /// A file option's value: an empty one (an unset variable in a job script) would write nothing.
 const CLI::Validator kFileName(
     [](std::string& path) { return path.empty() ? std::string("an empty file name") : ""; }, "");
@@ -269,7 +206,9 @@ int run_cli(int argc, char** argv) {
     problems.insert(problems.end(), loaded.begin(), loaded.end());
   }
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
-  if (!options.list_backends) check_output_files(options, problems, backend);
+  if (!options.list_backends) {
+    tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
+  }
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
 

@@ -1,8 +1,13 @@
 #include "tilemm/output_paths.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
+
+#include "tilemm/atomic_file.hpp"
+#include "tilemm/errors.hpp"
 
 namespace tilemm {
 namespace {
@@ -67,6 +72,85 @@ std::string expand_path_template(const std::string& path_template, const Problem
                                  const KernelRun& run, const std::string& backend) {
   const auto values = placeholder_values(problem, run, backend);
   return substitute(path_template, [&](const std::string& key) { return values.at(key); });
+}
+
+void check_sweep_outputs(const std::vector<Problem>& sweep) {
+  // One file per result: a template that maps two results to one path would lose one of them.
+  std::set<std::string> seen;
+  for (const auto& problem : sweep) {
+    if (problem.c_out.empty()) continue;
+    for (const auto& run : problem.runs) {
+      const std::string path = expand_path_template(problem.c_out, problem, run, "backend");
+      if (!seen.insert(path).second) {
+        throw std::invalid_argument(
+            "'" + problem.c_out + "' names one file for several results of this sweep; add " +
+            "placeholders such as {m}, {n}, {k}, {precision}, {layout}, {tile}, " +
+            "{team_size}, {split_k} or {split_tiles}");
+      }
+    }
+  }
+}
+
+namespace {
+
+/// A file as the file system resolves it, so that two spellings of one file compare equal (a link
+/// that names a file not made yet included: the write makes that file).
+std::filesystem::path file_identity(const std::string& path) {
+  std::error_code ec;
+  // Absolute first: of a relative path none of whose parts exists yet, weakly_canonical keeps
+  // the path as given, and "r.out" would differ from "./r.out".
+  const auto file = std::filesystem::absolute(written_file(path)).lexically_normal();
+  std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  return ec ? file : resolved;
+}
+
+}  // namespace
+
+// Within a sweep the spec reader has refused a `c_out` clash already (check_sweep_outputs); across
+// problems, spec files and the --json and --csv files it is caught here.
+void check_output_files(const std::vector<std::string>& spec_files, const std::string& json,
+                        const std::string& csv, const std::vector<Problem>& problems,
+                        const std::string& backend) {
+  std::map<std::filesystem::path, std::string> inputs;  // file -> what reads it
+  for (const auto& spec : spec_files) inputs.emplace(file_identity(spec), "a spec file");
+  for (const auto& p : problems) {
+    for (const auto& [key, source] : {std::pair{"a", &p.a}, {"b", &p.b}, {"c", &p.c}}) {
+      if (*source) {
+        inputs.emplace(file_identity((*source)->path),
+                       "key '" + std::string(key) + "' of " + p.origin.where());
+      }
+    }
+  }
+  std::map<std::filesystem::path, std::string> outputs;  // file -> what writes it
+  // Throws InputError, worded by `who` (the option or the problem and key), when `path` is taken.
+  const auto claim = [&](const std::string& path, const std::string& who) {
+    const auto file = file_identity(path);
+    if (const auto input = inputs.find(file); input != inputs.end()) {
+      throw InputError(who + ": '" + path + "' is " + input->second +
+                       ": the results would overwrite an input");
+    }
+    const auto [writer, first] = outputs.emplace(file, who);
+    if (!first) {
+      throw InputError(who + ": '" + path + "' is also the file of " +
+                       (writer->second == who
+                            ? std::string("this problem: is its spec file given twice?")
+                            : writer->second) +
+                       "; give each result a file of its own");
+    }
+    try {
+      check_writable(path);
+    } catch (const std::exception& e) {
+      throw InputError(who + ": " + e.what());
+    }
+  };
+  if (!json.empty()) claim(json, "--json");
+  if (!csv.empty()) claim(csv, "--csv");
+  for (const auto& p : problems) {
+    if (p.c_out.empty()) continue;
+    for (const auto& run : p.runs) {
+      claim(expand_path_template(p.c_out, p, run, backend), p.origin.where() + ": key 'c_out'");
+    }
+  }
 }
 
 }  // namespace tilemm

@@ -1,7 +1,10 @@
-// Output path templates (`c_out`): placeholders in braces name the result a file holds.
+// Every rule about the files a run writes: the `c_out` templates, whose placeholders in braces name
+// the result a file holds, and the checks, made before anything runs, that no result file is
+// written twice or overwrites an input.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tilemm/problem.hpp"
 
@@ -18,5 +21,18 @@ void check_path_template(const std::string& path_template);
 /// tile (16x16x16, 128x128x8-8x8).
 std::string expand_path_template(const std::string& path_template, const Problem& problem,
                                  const KernelRun& run, const std::string& backend);
+
+/// Throws std::invalid_argument when the `c_out` template of one problem's sweep names one file for
+/// two of its results: a placeholder is missing for a key the sweep lists. The files are compared
+/// as the template writes them, the same on every backend.
+void check_sweep_outputs(const std::vector<Problem>& sweep);
+
+/// Checks that every file a run will write (the --json and --csv files, "" when not asked for, and
+/// the C of each result) is writable, written once (a second write would lose the first), and none
+/// of the inputs (the spec files, the .npy matrices). Throws InputError naming the option, or the
+/// problem and its key.
+void check_output_files(const std::vector<std::string>& spec_files, const std::string& json,
+                        const std::string& csv, const std::vector<Problem>& problems,
+                        const std::string& backend);
 
 }  // namespace tilemm

@@ -13,7 +13,6 @@
 #include <initializer_list>
 #include <limits>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "tilemm/errors.hpp"
@@ -675,20 +674,10 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
             expanded.push_back(problem);
           }
 
-  if (!base.c_out.empty()) {
-    // One file per result: a template that maps two results to one path would lose one of them.
-    std::set<std::string> seen;
-    for (const auto& problem : expanded) {
-      for (const auto& run : problem.runs) {
-        const std::string path = expand_path_template(problem.c_out, problem, run, "backend");
-        if (!seen.insert(path).second) {
-          r.error(r.find("c_out"), "c_out",
-                  "'" + problem.c_out + "' names one file for several results of this sweep; add " +
-                      "placeholders such as {m}, {n}, {k}, {precision}, {layout}, {tile}, " +
-                      "{team_size}, {split_k} or {split_tiles}");
-        }
-      }
-    }
+  try {
+    check_sweep_outputs(expanded);
+  } catch (const std::invalid_argument& e) {
+    r.error(r.find("c_out"), "c_out", e.what());
   }
   return expanded;
 }
