@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -19,6 +18,7 @@
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/npy.hpp"
 #include "tilemm/output_paths.hpp"
+#include "tilemm/sweep.hpp"
 #include "tilemm/utf8.hpp"
 
 namespace tilemm {
@@ -422,16 +422,6 @@ std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
   return t == Trans::N ? std::make_pair(s.rows, s.cols) : std::make_pair(s.cols, s.rows);
 }
 
-/// The product, or kMaxResults + 1 when that is larger.
-std::int64_t capped_product(std::initializer_list<std::int64_t> factors) {
-  std::int64_t product = 1;
-  for (const std::int64_t f : factors) {
-    if (f == 0) return 0;
-    product = product > (kMaxResults + 1) / f ? kMaxResults + 1 : product * f;
-  }
-  return std::min(product, kMaxResults + 1);
-}
-
 /// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to,
 /// `scanned` the matrix files whose values were read already (ProblemReader::check_finite).
 std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
@@ -528,12 +518,16 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
     }
     return values;
   };
-  const auto ms = extents("m");
-  const auto ns = extents("n");
-  const auto ks = extents("k");
+  Sweep sweep;
+  sweep.m = extents("m");
+  sweep.n = extents("n");
+  sweep.k = extents("k");
 
   const auto precisions = r.list<std::string>("precision", word({"float", "double"}), {"double"});
-  const auto layouts = r.list<std::string>("layout", word({"right", "left"}), {"right"});
+  for (const auto& p : precisions) sweep.precisions.push_back(parse_precision(p));
+  for (const auto& l : r.list<std::string>("layout", word({"right", "left"}), {"right"})) {
+    sweep.layouts.push_back(parse_layout(l));
+  }
 
   std::vector<std::string> kernels;
   const YAML::Node kernels_node = r.find("kernels");
@@ -545,8 +539,9 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
     kernels = r.list<std::string>("kernels", word(allowed), {});
     if (std::find(kernels.begin(), kernels.end(), "all") != kernels.end()) kernels = kernel_names();
   }
-  const auto tiles = read_tiles(r, kernels);
-  const auto team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
+  sweep.kernels = kernels;
+  sweep.tiles = read_tiles(r, kernels);
+  sweep.team_sizes = r.list<std::int64_t>("team_size", integer(1, 4096), {0});
   if (r.in_problem("team_size") &&
       std::none_of(kernels.begin(), kernels.end(),
                    [](const std::string& k) { return kernel_is_tiled(k); })) {
@@ -554,8 +549,8 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
             "only kernels with tiles take a team size, and none of the kernels [" + join(kernels) +
                 "] has one");
   }
-  const auto split_ks = r.list<std::int64_t>("split_k", integer(1, 4096), {0});
-  const auto split_tiles = r.list<std::int64_t>("split_tiles", integer(1, kMaxExtent), {0});
+  sweep.split_ks = r.list<std::int64_t>("split_k", integer(1, 4096), {0});
+  sweep.split_tiles = r.list<std::int64_t>("split_tiles", integer(1, kMaxExtent), {0});
   const bool any_split =
       std::find(kernels.begin(), kernels.end(), "register-tiled") != kernels.end();
   for (const std::string key : {"split_k", "split_tiles"}) {
@@ -586,34 +581,8 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
                 "; a spec file may expand to at most " + most +
                 " results in all: split the sweep over several files");
   };
-  for (const auto& kernel : kernels) {
-    const auto it = tiles.find(kernel);
-    if (!kernel_is_tiled(kernel)) {
-      base.runs.push_back({kernel, {}});
-      continue;
-    }
-    const std::vector<std::optional<Tiling>> kernel_tiles =
-        it == tiles.end()
-            ? std::vector<std::optional<Tiling>>{std::nullopt}
-            : std::vector<std::optional<Tiling>>(it->second.begin(), it->second.end());
-    for (const auto& tile : kernel_tiles) {
-      for (const auto team_size : team_sizes) {
-        const bool splits = kernel == "register-tiled";
-        for (const auto split_k : splits ? split_ks : std::vector<std::int64_t>{0}) {
-          // (split_k 1 splits nothing: one run, whatever split_tiles lists.)
-          for (const auto tiles_split : split_k > 1 ? split_tiles : std::vector<std::int64_t>{0}) {
-            if (std::int64_t(base.runs.size()) >= kMaxResults) too_many(kMaxResults + 1);
-            base.runs.push_back({kernel,
-                                 {tile, static_cast<int>(team_size), static_cast<int>(split_k),
-                                  static_cast<int>(tiles_split)}});
-          }
-        }
-      }
-    }
-  }
-  const std::int64_t results = capped_product(
-      {std::int64_t(base.runs.size()), std::int64_t(ms.size()), std::int64_t(ns.size()),
-       std::int64_t(ks.size()), std::int64_t(precisions.size()), std::int64_t(layouts.size())});
+  base.runs = expand_runs(sweep, kMaxResults);
+  const std::int64_t results = count_results(sweep, base.runs.size(), kMaxResults);
   if (results > results_left) too_many(results);
   results_left -= results;
 
@@ -659,20 +628,7 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
     }
   }
 
-  std::vector<Problem> expanded;
-  for (auto m : ms)
-    for (auto n : ns)
-      for (auto k : ks)
-        for (const auto& p : precisions)
-          for (const auto& l : layouts) {
-            Problem problem = base;
-            problem.m = m;
-            problem.n = n;
-            problem.k = k;
-            problem.precision = parse_precision(p);
-            problem.layout = parse_layout(l);
-            expanded.push_back(problem);
-          }
+  const std::vector<Problem> expanded = expand_problems(base, sweep);
 
   try {
     check_sweep_outputs(expanded);

@@ -346,6 +346,12 @@ TEST(Spec, RefusesASweepPastTheResultLimit) {
   EXPECT_EQ(loaded[0].runs.size(), 14u);
   expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(72) + "\n" + runs,
                {"more than 100000 results"});
+  // The kernel runs of one problem alone: 1000 team sizes x 200 split_tiles are refused before
+  // they are built.
+  expect_error(kHead + "    m: 1\n    n: 1\n    k: 1\n    kernels: register-tiled\n" +
+                   "    team_size: " + one_to(1000) +
+                   "\n    split_k: 2\n    split_tiles: " + one_to(200) + "\n",
+               {"problem 'p'", "expands to more than 100000 results"});
   // The limit is per file: exactly 100000 results load; one more problem is refused.
   const std::string full = "problems:\n  - {name: full, kernels: naive, m: " + one_to(100) +
                            ", n: " + one_to(100) + ", k: " + one_to(10) + "}\n";
