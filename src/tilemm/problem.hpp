@@ -46,7 +46,7 @@ struct Problem {
   int warmup = 2;
   /// Untimed runs go on until `warmup` have run and `warmup_s` seconds have passed: a GPU held at
   /// its power cap settles its clock over time, and after a fixed count of short runs a result
-  /// depends on what ran before it (perf/LOG.md, 2026-11-25).
+  /// depends on what ran before it (perf/README.md, "The power cap").
   double warmup_s = 0;
   std::uint64_t seed = 42;
   std::optional<NpySource> a, b, c;  // data from files; random data (from `seed`) otherwise
