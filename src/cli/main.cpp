@@ -211,6 +211,7 @@ int run_cli(int argc, char** argv) {
   }
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
+  tilemm::check_host_threads();
 
   if (options.list_backends) {
     for (const auto& name : tilemm::available_backends()) {

@@ -10,19 +10,15 @@ namespace tilemm {
 /// Kokkos' share of a command line, kept alive for Kokkos::initialize (which may edit it).
 class KokkosArguments {
  public:
-  /// Takes Kokkos' flags from argv[1..argc) and appends the others to `ours`. Kokkos before 3.7
-  /// spells --kokkos-num-threads as --kokkos-threads: that spelling is translated, so that scripts
-  /// use one spelling whatever the Kokkos version.
+  /// Takes Kokkos' flags from argv[1..argc) and appends the others to `ours`. The thread count is
+  /// spelled --kokkos-num-threads whatever the Kokkos version: Kokkos before 3.7 receives it as
+  /// --kokkos-threads, its own spelling.
   KokkosArguments(int argc, char** argv, std::vector<std::string>& ours);
   KokkosArguments(const KokkosArguments&) = delete;
   KokkosArguments& operator=(const KokkosArguments&) = delete;
 
-  /// Throws InputError when a --kokkos-* flag is not one of this Kokkos (Kokkos would ignore it or
-  /// only warn), when a flag or one of Kokkos' variables has a value Kokkos cannot read (a count
-  /// out of range, a boolean that is none: Kokkos would abort or throw as it starts), when a flag
-  /// and its variable disagree, or when Kokkos' OpenMP backend would start more threads than it
-  /// holds: the flag's or the variable's count, else OMP_NUM_THREADS, else the processors this
-  /// process may run on (it would crash).
+  /// Throws InputError when a --kokkos-* flag is not one of this Kokkos, or when the thread count
+  /// or the device id is not a whole number. Kokkos checks the other values itself as it starts.
   void check() const;
 
   /// Whether Kokkos was asked for its help (--kokkos-help), which Kokkos::initialize prints.
@@ -32,9 +28,14 @@ class KokkosArguments {
   char** argv() { return argv_.data(); }
 
  private:
-  std::vector<std::string> args_;  // argv[0], then Kokkos' flags
-  std::vector<char*> argv_;        // pointers into args_, null-terminated
+  std::vector<std::string> flags_;  // Kokkos' flags as the user spelled them
+  std::vector<std::string> args_;   // argv[0], then Kokkos' flags as this Kokkos spells them
+  std::vector<char*> argv_;         // pointers into args_, null-terminated
   int argc_ = 0;
 };
+
+/// Throws InputError when Kokkos' OpenMP backend started on a thread count it cannot run on; call
+/// it once Kokkos has started, before anything runs.
+void check_host_threads();
 
 }  // namespace tilemm
