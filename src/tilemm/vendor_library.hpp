@@ -1,7 +1,7 @@
 // Which library `kokkos-kernels` (KokkosBlas::gemm) calls in this process: the baseline of every
-// timing and the reference of every validation. A comparison is only as fair as that library's own
-// choice of kernel (Debian's OpenBLAS 0.3.21 takes a recent Xeon for a 2004 one, and runs 5 times
-// slower there: perf/LOG.md v8), so results name it.
+// timing and the reference of every validation. A comparison is only as fair as that library's
+// build, its choice of kernel and its threads (an OpenBLAS that takes a recent CPU for an old one
+// runs several times slower), so results name it.
 #pragma once
 
 #include <string>
