@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Checks tilemm's Spack environments and package recipe with a real Spack: the spack command in
+# TILEMM_SPACK, else the one on PATH; exit status 77 (skipped) without either.
+#   spack_check.sh SOURCE WORK env FILE [REGEX...]    concretizes a copy of the environment FILE
+#   spack_check.sh SOURCE WORK spec "SPEC" [REGEX...] `spack spec SPEC` with the recipe's repository
+# Each extended REGEX must match a line of what Spack prints (the concretized specs). Everything is
+# written into the folder WORK: the source tree and the user's Spack configuration stay untouched
+# (the recipe's repository is added for these commands only, in a configuration scope of WORK).
+set -euo pipefail
+source_dir=$1 work=$2 what=$3 subject=$4
+shift 4
+spack=${TILEMM_SPACK:-$(command -v spack || true)}
+if [[ -z $spack ]]; then
+  echo "no spack on PATH and TILEMM_SPACK unset: skipped"
+  exit 77
+fi
+
+rm -rf "$work"
+mkdir -p "$work/scope"
+printf 'repos:\n  tilemm: %s/scripts/spack-repo/spack_repo/tilemm\n' "$source_dir" \
+  >"$work/scope/repos.yaml"
+if [[ $what == env ]]; then
+  mkdir "$work/env"
+  cp "$subject" "$work/env/spack.yaml"
+  command=("$spack" -C "$work/scope" -e "$work/env" concretize)
+else
+  read -r -a words <<<"$subject"
+  command=("$spack" -C "$work/scope" spec "${words[@]}")
+fi
+echo "${command[*]}"
+"${command[@]}" >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; exit 1; }
+
+status=0
+for regex in "$@"; do
+  if ! grep -Eq -- "$regex" "$work/out.txt"; then
+    echo "FAIL: no line matches '$regex'"
+    status=1
+  fi
+done
+# The versions Spack chose, for the log (and the README's record of what was checked).
+grep -oE '(tilemm|kokkos|kokkos-kernels|cuda|openblas)@[^ ~+]+' "$work/out.txt" | sort -u |
+  tr '\n' ' '
+echo
+((status == 0)) || cat "$work/out.txt"
+exit $status
