@@ -16,14 +16,11 @@
 #include "tilemm/version_info.hpp"  // generated at build time: TILEMM_GIT_HASH
 
 namespace tilemm {
-namespace {
 
 std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
          "." + std::to_string(KOKKOS_VERSION % 100);
 }
-
-}  // namespace
 
 std::string sha256_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -31,6 +31,9 @@ struct RunContext {
 RunContext gather_context(const std::string& backend, const std::vector<std::string>& spec_files,
                           const std::vector<std::string>& command_line);
 
+/// The version of the Kokkos tilemm is built with: "4.6.1".
+std::string kokkos_version();
+
 /// "tilemm 0.1.0 (git abc123)" with the Kokkos versions, for --version.
 std::string version_text();
 

@@ -1,7 +1,6 @@
 #include "tilemm/runner.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -53,11 +52,6 @@ const BackendOps& backend(const std::string& name) {
   throw std::logic_error("unreachable");
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 /// "2684485632 bytes (2.50 GiB)"; a count that saturated (bytes_needed) is "more than 2^64 bytes".
 std::string bytes_text(std::size_t bytes) {
   if (bytes == SIZE_MAX) return "more than 2^64 bytes";
@@ -76,7 +70,7 @@ std::vector<std::string> available_backends() {
 }
 
 std::string default_backend() {
-  return lower(Kokkos::DefaultExecutionSpace::name());
+  return lower_case(Kokkos::DefaultExecutionSpace::name());
 }
 
 void check_backend(const std::string& name) {

@@ -1,5 +1,6 @@
 #include "tilemm/types.hpp"
 
+#include <cctype>
 #include <regex>
 
 #include "tilemm/problem.hpp"
@@ -14,6 +15,11 @@ std::string to_string(Layout l) {
 }
 std::string to_string(Trans t) {
   return t == Trans::N ? "N" : "T";
+}
+
+std::string lower_case(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
 }
 
 std::optional<Tiling> Tiling::parse(const std::string& text) {

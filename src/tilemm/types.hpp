@@ -20,6 +20,9 @@ std::string to_string(Precision p);
 std::string to_string(Layout l);
 std::string to_string(Trans t);
 
+/// `text` with its ASCII letters in lower case ("OpenMP" -> "openmp").
+std::string lower_case(std::string text);
+
 /// Tile shape of the team-scratch kernels: each team computes a bm x bn block of C and walks K in
 /// steps of bk; the register-tiled kernel also gives each thread a tm x tn block of that tile.
 struct Tiling {
