@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tilemm/backends.hpp"
 #include "tilemm/build_info.hpp"  // generated at configure time
 #include "tilemm/system_info.hpp"
 #include "tilemm/vendor_library.hpp"

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilemm/runner.hpp"
+#include "tilemm/device_info.hpp"
 
 namespace tilemm {
 

@@ -1,4 +1,5 @@
-// The Cuda backend: the runner compiled for Kokkos::Cuda, when this Kokkos build has it.
+// The Cuda backend: the registry's functions (backend_runner.hpp) for Kokkos::Cuda, when this
+// Kokkos build has it.
 #include "tilemm/backend_runner.hpp"
 
 namespace tilemm {

@@ -1,4 +1,5 @@
-// The OpenMP backend: the runner compiled for Kokkos::OpenMP, when this Kokkos build has it.
+// The OpenMP backend: the registry's functions (backend_runner.hpp) for Kokkos::OpenMP, when this
+// Kokkos build has it.
 #include "tilemm/backend_runner.hpp"
 
 namespace tilemm {

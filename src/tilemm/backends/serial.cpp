@@ -1,4 +1,5 @@
-// The Serial backend: the runner compiled for Kokkos::Serial, when this Kokkos build has it.
+// The Serial backend: the registry's functions (backend_runner.hpp) for Kokkos::Serial, when this
+// Kokkos build has it.
 #include "tilemm/backend_runner.hpp"
 
 #ifdef _OPENMP

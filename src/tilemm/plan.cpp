@@ -1,0 +1,132 @@
+#include "tilemm/plan.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+
+#include "tilemm/backends.hpp"
+#include "tilemm/device_info.hpp"
+#include "tilemm/errors.hpp"
+#include "tilemm/vendor_library.hpp"
+
+namespace tilemm {
+namespace {
+
+/// Address space kept free under `ulimit -v` when the BLAS is OpenBLAS: the buffer it maps on its
+/// first call (BUFFER_SIZE on x86-64, 32 << 22 bytes, and a page), which it would otherwise wait
+/// for for ever and so hang the run, and 16 MiB for the run's small allocations before that call.
+constexpr std::size_t kOpenBlasReserve = (std::size_t(144) << 20) + 4096;
+
+/// Memory a run touches besides its counted matrices (the BLAS's packed panels, Kokkos' team
+/// scratch, the heap's growth), which a cgroup's limit must leave room for, since past the limit
+/// the system swaps the run out or kills it. This holds more than twice what
+/// perf/memory_overhead.py measured (see perf/README.md).
+std::size_t cgroup_reserve(int threads) {
+  return (std::size_t(64) << 20) + std::size_t(std::max(threads, 1)) * (std::size_t(4) << 20);
+}
+
+bool blas_is_openblas() {
+  static const bool openblas = [] {
+    for (const auto& [key, value] : vendor_library::describe(false)) {
+      if (key == "blas") return value.rfind("OpenBLAS", 0) == 0;
+    }
+    return false;
+  }();
+  return openblas;
+}
+
+MemoryRoom memory_room(const std::string& name) {
+  if (const std::optional<std::size_t> device = device_memory_free(name)) return {*device, ""};
+  const system_info::HostMemory host = system_info::host_memory();
+  return host_memory_room(host, backend_ops(name).concurrency(),
+                          host.address_space && blas_is_openblas());
+}
+
+/// The launch of each of a problem's kernel runs; a launch that cannot fit is an InputError that
+/// names the problem, the key and the kernel.
+std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
+  std::vector<LaunchConfig> found;
+  for (const auto& run : p.runs) {
+    try {
+      found.push_back(b.plan(p, run));
+    } catch (const LaunchError& e) {
+      throw InputError(p.origin.where() + ": key '" + e.key() + "': kernel '" + run.kernel +
+                       "' on " + b.name + ": " + e.what());
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::size_t bytes_needed(const Problem& p) {
+  const auto mul = saturating_mul, add = saturating_add;
+  const std::size_t m = p.m, n = p.n, k = p.k, s = p.scalar_bytes();
+  const std::size_t mk = mul(m, k), kn = mul(k, n), mn = mul(m, n);
+  std::size_t bytes = mul(s, add(add(mk, kn), mul(2, mn)));
+  bytes = add(bytes, mul(8, add(mn, add(m, n))));
+  if (p.precision == Precision::Float) bytes = add(bytes, mul(8, add(mk, kn)));
+  return bytes;
+}
+
+std::string bytes_text(std::size_t bytes) {
+  if (bytes == SIZE_MAX) return "more than 2^64 bytes";
+  char text[64];
+  std::snprintf(text, sizeof(text), "%zu bytes (%.2f GiB)", bytes,
+                static_cast<double>(bytes) / (1 << 30));
+  return text;
+}
+
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas) {
+  MemoryRoom room{host.machine, ""};
+  // A limit less what it must keep besides the matrices, where that is tighter than the room.
+  const auto tighten = [&](std::optional<std::size_t> limit, std::size_t reserve,
+                           const std::string& note) {
+    const std::size_t bytes = limit && *limit > reserve ? *limit - reserve : 0;
+    if (limit && bytes < room.bytes) room = {bytes, note};
+  };
+  const std::size_t cgroup_keeps = cgroup_reserve(threads);
+  tighten(host.cgroup, cgroup_keeps,
+          " (under the memory limit of the process's cgroup, such as a batch job's memory request "
+          "or a container's limit, less " +
+              std::to_string(cgroup_keeps >> 20) +
+              " MiB kept for what a run touches besides its matrices: past the limit the system "
+              "swaps the run out or kills it)");
+  const std::size_t address_space_keeps = openblas ? kOpenBlasReserve : 0;
+  tighten(host.address_space, address_space_keeps,
+          address_space_keeps == 0
+              ? ""
+              : " (under ulimit -v, less " + std::to_string(address_space_keeps >> 20) +
+                    " MiB kept free for the buffer OpenBLAS maps on its first call and the run's "
+                    "small allocations before it)");
+  return room;
+}
+
+std::size_t memory_available(const std::string& name) {
+  return memory_room(name).bytes;
+}
+
+std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& name) {
+  const BackendOps& b = backend_ops(name);
+  std::vector<Plan> plans;
+  for (const auto& p : problems) {
+    Plan plan;
+    plan.problem = &p;
+    plan.launches = launches(b, p);
+    // The operands, and the partial tiles of the launch that needs the most (a split K).
+    plan.bytes_needed =
+        saturating_add(bytes_needed(p), saturating_mul(plan.partial_elements(), p.scalar_bytes()));
+    const MemoryRoom room = memory_room(name);
+    if (plan.bytes_needed > room.bytes) {
+      throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +
+                           " n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) + " " +
+                           to_string(p.precision) + " needs " + bytes_text(plan.bytes_needed) +
+                           " of " + (b.on_host ? "host" : "device") + " memory; " +
+                           bytes_text(room.bytes) + " are available" + room.note);
+    }
+    plans.push_back(plan);
+  }
+  return plans;
+}
+
+}  // namespace tilemm

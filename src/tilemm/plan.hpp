@@ -1,0 +1,57 @@
+// The plan: every problem checked against a backend before anything runs. Each kernel run gets its
+// launch, and the problem's memory need is compared with the room the backend has under the
+// job's limits, so that a problem that does not fit is refused before it allocates.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tilemm/problem.hpp"
+#include "tilemm/system_info.hpp"
+
+namespace tilemm {
+
+/// A problem checked against a backend: the launch of each of its kernel runs, and its memory need.
+struct Plan {
+  const Problem* problem = nullptr;
+  std::vector<LaunchConfig> launches;  // one per problem->runs
+  std::size_t bytes_needed = 0;        // on the backend's memory space
+  /// Scalars of a split K's partial tiles: the most that one of the launches needs.
+  std::size_t partial_elements() const {
+    std::size_t most = 0;
+    for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);
+    return most;
+  }
+};
+
+/// Plans every problem on `backend`. Throws InputError when a launch cannot fit the backend (key
+/// 'tile' or 'team_size'), RuntimeFailure when a problem needs more memory than is available.
+/// Needs Kokkos initialized.
+std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& backend);
+
+/// The bytes a problem's workspace allocates besides a split K's partials (workspace.hpp): A, B,
+/// C0 and C in the problem's precision, the reference C and its norms in double, and for a float
+/// problem the double copies of A and B its reference is computed from (a .npy file is read in
+/// pieces into its matrix, so it needs no copy). Saturates at SIZE_MAX.
+std::size_t bytes_needed(const Problem& p);
+
+/// "2684485632 bytes (2.50 GiB)"; a count that saturated is "more than 2^64 bytes".
+std::string bytes_text(std::size_t bytes);
+
+/// Bytes of the backend's memory a new allocation can get now.
+std::size_t memory_available(const std::string& backend);
+
+/// Bytes of memory a new allocation can get, and, where a limit of the process sets that figure,
+/// a note that says which (else "").
+struct MemoryRoom {
+  std::size_t bytes = 0;
+  std::string note;
+};
+/// The room on the host under `host`'s bounds, each limit less what a run needs beside its
+/// matrices: under a cgroup's limit, room for what it touches on `threads` threads; under
+/// `ulimit -v`, with OpenBLAS (`openblas`), room for the buffer OpenBLAS maps on its first call.
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas);
+
+}  // namespace tilemm

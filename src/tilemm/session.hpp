@@ -1,0 +1,25 @@
+// The workspace as the timed runs see it: a planned problem's matrices allocated and filled on a
+// backend, with its reference (workspace.hpp implements it). Kokkos-free, so that the CLI and
+// tilemm-bench need no Kokkos types.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tilemm {
+
+/// A planned problem on a backend, ready for its kernels to run on it again and again (the CLI's
+/// warm-up and timed runs, tilemm-bench's iterations).
+class Session {
+ public:
+  virtual ~Session() = default;
+  /// Resets C to the initial C, runs the problem's kernel run `run` (an index into
+  /// plan.problem->runs) once and fences; returns the seconds the kernel took.
+  virtual double run(std::size_t run) = 0;
+  /// The largest scaled error of C after the last run (validate.hpp); +Inf for NaN or Inf in C.
+  virtual double error() const = 0;
+  /// Writes C after the last run to `path` as .npy, in the problem's layout.
+  virtual void write_c(const std::string& path) const = 0;
+};
+
+}  // namespace tilemm
