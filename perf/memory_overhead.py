@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Measures what the memory limits of tilemm's plan rest on (runner.cpp), on this machine, and
+"""Measures what the memory limits of tilemm's plan rest on (plan.cpp), on this machine, and
 writes it as JSON: the figures behind tests/README.md's failure list.
 
   memory_overhead.py TILEMM OUT.json [--old-tilemm TILEMM]     (as root, on a host backend build)
 
 - overhead: peak cgroup usage of a double run (register-tiled and kokkos-kernels, OpenMP) less the
-  bytes the plan counts for it (BackendRunner::bytes_needed), for n = 1536, 3072, 6144 on 1 and 8
+  bytes the plan counts for it (bytes_needed in plan.cpp), for n = 1536, 3072, 6144 on 1 and 8
   threads: what the cgroup reserve (64 MiB and 4 MiB a thread) must hold.
 - small_problem: a 256^3 problem on 8 threads under a 100 MB cgroup limit (the reserve is whole).
 - ulimit: tests/cli/specs/small.yaml on 2 threads under `ulimit -v` at tests/README.md's limits.

@@ -22,14 +22,16 @@ struct HostMemory {
   std::optional<std::size_t> address_space;
 };
 HostMemory host_memory();
-/// The headroom under the memory limits of the process's cgroup and of each cgroup above it
-/// (cgroup v1's memory controller; cgroup v2's memory.max and memory.high): the smallest of limit
-/// less the memory charged to that cgroup that the system cannot reclaim (its charge less its file
-/// cache, active and inactive, which the system drops before it kills). nullopt where no limit
-/// applies or none can be read. `proc` is the process's folder in /proc; `prefix` is put before
-/// every path that /proc/self/mountinfo names (both for tests).
-std::optional<std::size_t> cgroup_memory_headroom(const std::string& proc = "/proc/self",
-                                                  const std::string& prefix = "");
+/// The headroom under the memory limits of the process's cgroup and of each cgroup above it, in
+/// the hierarchies named by `self_cgroup` (cgroup v2; cgroup v1's memory controller) and mounted
+/// at `mount` (v1's memory controller in its folder "memory"): the smallest of limit (v2's
+/// memory.max and memory.high; v1's memory.limit_in_bytes) less the memory charged to that cgroup
+/// that the system cannot reclaim. nullopt where no limit applies or none can be read. The
+/// defaults are where Linux distributions, batch systems and container runtimes put them; other
+/// paths are for tests.
+std::optional<std::size_t> cgroup_memory_headroom(
+    const std::string& self_cgroup = "/proc/self/cgroup",
+    const std::string& mount = "/sys/fs/cgroup");
 /// The time now in UTC, ISO 8601 to the second: "2026-11-25T12:07:37Z".
 std::string utc_now();
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs tilemm in a cgroup of its own with a memory limit, as a batch system or a container runs a
 job: past the limit the kernel kills the process without a word, so tilemm must refuse beforehand
-a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps room beside it).
+a problem that does not fit (system_info.cpp reads the limit, plan.cpp keeps room beside it).
 
   cgroup_limit.py TILEMM BIG_SPEC SMALL_SPEC BACKEND
 
@@ -12,8 +12,9 @@ a problem that does not fit (system_info.cpp reads the limit, runner.cpp keeps r
 3. The same from 512 MiB down to 128 MiB for a double 4096 x 4096 A read from a .npy file (128
    MiB, read in pieces into the matrix) times a B of 8 columns.
 
-Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root; under
-cgroup v2, memory delegated neither to this process's cgroup's children nor to the top's).
+Exit 0: passed, 1: failed, 77: no cgroup with a memory limit can be made here (not root; no
+cgroup hierarchy at /sys/fs/cgroup; under cgroup v2, memory delegated neither to this process's
+cgroup's children nor to the top's).
 """
 import contextlib
 import os
@@ -29,45 +30,28 @@ MIB = 1 << 20
 TIMEOUT_S = 60
 
 
-def mounts():
-    """(type, options, root, mount point) of each cgroup hierarchy in /proc/self/mountinfo."""
-    found = []
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            dash = fields.index("-")
-            kind, options = fields[dash + 1], fields[dash + 3].split(",")
-            if kind in ("cgroup", "cgroup2"):
-                found.append((kind, options, fields[3], fields[4]))
-    return found
+CGROUP = "/sys/fs/cgroup"  # where tilemm reads cgroups (system_info.cpp)
 
 
-def own_cgroup(v2):
+def own_cgroups():
+    """(v2, hierarchy's folder, path) of each of this process's cgroups that can limit memory,
+    from /proc/self/cgroup: cgroup v2's, and v1's memory controller's in its folder "memory"."""
     with open("/proc/self/cgroup") as f:
         for line in f:
             hierarchy, controllers, path = line.rstrip("\n").split(":", 2)
-            if v2 and hierarchy == "0" and controllers == "":
-                return path
-            if not v2 and "memory" in controllers.split(","):
-                return path
-    return None
+            if hierarchy == "0" and controllers == "":
+                yield True, CGROUP, path
+            elif "memory" in controllers.split(","):
+                yield False, os.path.join(CGROUP, "memory"), path
 
 
 def make_memory_cgroup():
-    """A new cgroup where memory can be limited, (folder, limit file): below this process's own
-    under cgroup v1; under v2 below its own where memory is delegated to the cgroups below it,
+    """A new cgroup where memory can be limited, (folder, limit file): below this process's own,
     else below the hierarchy's top (a v2 cgroup that holds processes, as this one does, cannot
-    delegate memory, but the top cgroup may)."""
-    for kind, options, root, point in mounts():
-        v2 = kind == "cgroup2"
-        if not v2 and "memory" not in options:
-            continue
-        path = own_cgroup(v2)
-        if path is None:
-            continue
-        relative = os.path.relpath(path, root) if path.startswith(root) else "."
-        own = os.path.normpath(os.path.join(point, relative))
-        for parent in ([own, point] if v2 else [own]):
+    delegate memory to the cgroups below it, but the top cgroup may)."""
+    for v2, top, path in own_cgroups():
+        own = os.path.normpath(top + path)
+        for parent in (own, top):
             try:
                 if v2:
                     with open(os.path.join(parent, "cgroup.subtree_control")) as f:
@@ -180,8 +164,8 @@ def main():
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
     with memory_cgroup() as cgroup, tempfile.TemporaryDirectory() as tmp:
         if cgroup is None:
-            print("SKIP: no cgroup with a memory limit can be made here (below this process's own, "
-                  "or under cgroup v2 below the hierarchy's top)")
+            print("SKIP: no cgroup with a memory limit can be made here (below this process's own "
+                  "or below the hierarchy's top at %s)" % CGROUP)
             return 77
         return check(cgroup, tilemm, big_spec, small_spec, backend, env, tmp)
 

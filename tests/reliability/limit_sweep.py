@@ -2,7 +2,7 @@
 """Shrinks the address-space limit (ulimit -v) step by step under a small spec, from 1 GiB down,
 and checks the first limit at which tilemm does not pass: it must refuse the problem cleanly (exit
 status 3, the memory message), not hang or crash. OpenBLAS maps a 128 MiB buffer on its first call
-and, when that map fails, tries again for ever: the plan has to leave room for it (runner.cpp).
+and, when that map fails, tries again for ever: the plan has to leave room for it (plan.cpp).
 Then the 16 MiB above that limit again in steps of 64 KiB: a limit just above the refusal, that
 leaves OpenBLAS's buffer a little short, would hang the run in a window narrower than the steps.
 

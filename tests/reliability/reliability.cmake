@@ -84,8 +84,9 @@ if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
 endif()
 # A memory limit of the process's cgroup (a batch job's memory request, a container's limit): past
 # it the kernel kills the process without a word, so tilemm refuses beforehand (3) what does not
-# fit, and keeps room for what a run touches besides its matrices. The test makes a cgroup (as root:
-# below its own, or under cgroup v2 below the hierarchy's top; else it skips) and shrinks the limit.
+# fit, and keeps room for what a run touches besides its matrices. The test makes a cgroup (as root,
+# in the hierarchy at /sys/fs/cgroup: below its own, or else below the top; else it skips) and
+# shrinks the limit.
 tilemm_reliability_test(cgroup_limit ${Python3_EXECUTABLE} ${RELIABILITY}/cgroup_limit.py
   ${TILEMM} ${RELIABILITY_SPECS}/memory_8192.yaml ${RELIABILITY_SPECS}/memory_1024.yaml
   ${TILEMM_HOST_BACKEND})
