@@ -145,6 +145,58 @@ void add_context(const tilemm::RunContext& context) {
   }
 }
 
+/// Registers a benchmark for each kernel run of each planned problem, timed by the run's own
+/// clock (manual time) and with the CLI's counters; a result past its tolerance clears
+/// `all_passed` and ends its benchmark with an error.
+void register_benchmarks(const std::vector<tilemm::Plan>& plans, const std::string& backend,
+                         Sessions& sessions, bool& all_passed) {
+  for (const auto& plan : plans) {
+    const tilemm::Problem& p = *plan.problem;
+    const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
+    const double bytes = double(p.scalar_bytes()) *
+                         double(p.m * p.k + p.k * p.n + p.m * p.n * (p.beta != 0 ? 2 : 1));
+    const double tolerance = tilemm::tolerance(p.precision, p.k);
+    for (std::size_t r = 0; r < p.runs.size(); ++r) {
+      const tilemm::LaunchConfig& launch = plan.launches[r];
+      const std::string tile = tilemm::launch_text(launch, p);
+      const auto body = [&, r, flops, bytes, tolerance, tile](benchmark::State& state) {
+        tilemm::Session& session = sessions.of(plan);
+        tilemm::GpuMonitor::Watch watch(tilemm::gpu_monitor(backend));
+        for (auto _ : state) state.SetIterationTime(session.run(r));
+        const auto gpu = watch.finish();
+        const double error = session.error();
+        state.counters["FLOP/s"] =
+            benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+        state.counters["bytes"] = bytes;
+        state.counters["intensity"] = flops / bytes;
+        state.counters["error"] = error;
+        state.counters["tolerance"] = tolerance;
+        if (gpu) {  // the CLI's gpu_* columns over the timed iterations, each where NVML gave it
+          for (const auto& [name, value] :
+               {std::pair{"gpu_sm_clock_mhz", gpu->sm_clock_mhz},
+                std::pair{"gpu_sm_clock_mhz_min", gpu->sm_clock_mhz_min},
+                std::pair{"gpu_power_w", gpu->power_w},
+                std::pair{"gpu_power_capped", gpu->power_capped}}) {
+            if (value >= 0) state.counters[name] = value;
+          }
+        }
+        state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+        state.SetLabel(tile);
+        if (!(error <= tolerance)) {  // NaN fails too
+          all_passed = false;
+          char message[96];  // %g: errors and tolerances are near 1e-7 or 1e-16
+          std::snprintf(message, sizeof message, "validation failed: error %g > tolerance %g",
+                        error, tolerance);
+          state.SkipWithError(message);
+        }
+      };
+      benchmark::RegisterBenchmark(benchmark_name(p, p.runs[r].kernel, backend).c_str(), body)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
 int run_benchmarks(int argc, char** argv) {
   std::vector<std::string> ours;
   tilemm::KokkosArguments kokkos_args(argc, argv, ours);
@@ -192,6 +244,7 @@ int run_benchmarks(int argc, char** argv) {
   if (problems.empty()) throw tilemm::InputError("no problem is left after the filters");
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
+  tilemm::check_host_threads();
 
   const std::string backend = o.backend.empty() ? tilemm::default_backend() : o.backend;
   tilemm::check_backend(backend);
@@ -201,51 +254,7 @@ int run_benchmarks(int argc, char** argv) {
 
   Sessions sessions(backend);
   bool all_passed = true;
-  for (const auto& plan : plans) {
-    const tilemm::Problem& p = *plan.problem;
-    const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
-    const double bytes = double(p.scalar_bytes()) *
-                         double(p.m * p.k + p.k * p.n + p.m * p.n * (p.beta != 0 ? 2 : 1));
-    const double tolerance = tilemm::tolerance(p.precision, p.k);
-    for (std::size_t r = 0; r < p.runs.size(); ++r) {
-      const tilemm::LaunchConfig& launch = plan.launches[r];
-      const std::string tile = tilemm::launch_text(launch, p);
-      const auto body = [&, r, flops, bytes, tolerance, tile](benchmark::State& state) {
-        tilemm::Session& session = sessions.of(plan);
-        tilemm::GpuMonitor::Watch watch(tilemm::gpu_monitor(backend));
-        for (auto _ : state) state.SetIterationTime(session.run(r));
-        const auto gpu = watch.finish();
-        const double error = session.error();
-        state.counters["FLOP/s"] =
-            benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
-        state.counters["bytes"] = bytes;
-        state.counters["intensity"] = flops / bytes;
-        state.counters["error"] = error;
-        state.counters["tolerance"] = tolerance;
-        if (gpu) {  // the CLI's gpu_* columns over the timed iterations, each where NVML gave it
-          for (const auto& [name, value] :
-               {std::pair{"gpu_sm_clock_mhz", gpu->sm_clock_mhz},
-                std::pair{"gpu_sm_clock_mhz_min", gpu->sm_clock_mhz_min},
-                std::pair{"gpu_power_w", gpu->power_w},
-                std::pair{"gpu_power_capped", gpu->power_capped}}) {
-            if (value >= 0) state.counters[name] = value;
-          }
-        }
-        state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-        state.SetLabel(tile);
-        if (!(error <= tolerance)) {  // NaN fails too
-          all_passed = false;
-          char message[96];  // %g: errors and tolerances are near 1e-7 or 1e-16
-          std::snprintf(message, sizeof message, "validation failed: error %g > tolerance %g",
-                        error, tolerance);
-          state.SkipWithError(message);
-        }
-      };
-      benchmark::RegisterBenchmark(benchmark_name(p, p.runs[r].kernel, backend).c_str(), body)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
-    }
-  }
+  register_benchmarks(plans, backend, sessions, all_passed);
   benchmark::RunSpecifiedBenchmarks();
   sessions.clear();  // before Kokkos finalizes
   benchmark::Shutdown();
