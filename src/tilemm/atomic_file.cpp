@@ -1,5 +1,7 @@
 #include "tilemm/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +23,21 @@ fs::path temp_path_for(const std::string& path) {
   return folder_of(path) /
          ("." + fs::path(path).filename().string() + ".tmp." + std::to_string(::getpid()));
 }
+std::runtime_error write_error(const std::string& path, int err) {
+  return std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+}
+
+/// pwrite(2) until the whole text is written; false, errno set, when the system refuses the rest.
+bool write_at(int fd, const std::string& text, off_t at) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n =
+        ::pwrite(fd, text.data() + done, text.size() - done, at + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
 }  // namespace
 
 std::string written_file(const std::string& path) {
@@ -41,7 +58,7 @@ void write_file_atomically(const std::string& path,
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      throw std::runtime_error("cannot write '" + path + "': " + std::strerror(errno));
+      throw write_error(path, errno);
     }
     try {
       fill(out);
@@ -62,7 +79,7 @@ void write_file_atomically(const std::string& path,
     const int err = errno;
     std::error_code ignored;
     fs::remove(temp, ignored);
-    throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
+    throw write_error(path, err);
   }
 }
 
@@ -90,11 +107,52 @@ void check_writable(const std::string& given) {
   // Try what the real write will do: create a temporary file in that folder, then remove it.
   const fs::path probe = temp_path_for(path);
   std::ofstream out(probe, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw std::runtime_error("cannot write '" + given + "': " + std::strerror(errno));
-  }
+  if (!out) throw write_error(given, errno);
   out.close();
   fs::remove(probe, ec);
+}
+
+GrowingFile::GrowingFile(const std::string& path, const std::string& text, const std::string& tail)
+    : path_(path), tail_at_(static_cast<off_t>(text.size())), tail_(tail) {
+  const std::string target = written_file(path);
+  const std::string temp = temp_path_for(target).string();
+  fd_ = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw write_error(path, errno);
+  try {
+    if (!write_at(fd_, text + tail, 0)) throw write_error(path, errno);
+    if (::rename(temp.c_str(), target.c_str()) != 0) throw write_error(path, errno);
+  } catch (...) {
+    ::close(fd_);
+    ::unlink(temp.c_str());
+    throw;
+  }
+}
+
+GrowingFile::~GrowingFile() {
+  ::close(fd_);
+}
+
+void GrowingFile::append(const std::string& text, const std::string& tail) {
+  // A file deleted while it grows (its folder removed) would take every later row with it unseen.
+  struct stat status;
+  if (::fstat(fd_, &status) == 0 && status.st_nlink == 0) {
+    throw std::runtime_error("cannot write '" + path_ + "': it was deleted while the run wrote it");
+  }
+  const std::string added = text + tail;
+  if (write_at(fd_, added, tail_at_)) {
+    if (added.size() < tail_.size()) {
+      [[maybe_unused]] const int cut =
+          ::ftruncate(fd_, tail_at_ + static_cast<off_t>(added.size()));
+    }
+    tail_at_ += static_cast<off_t>(text.size());
+    tail_ = tail;
+    return;
+  }
+  const int err = errno;
+  // What was written goes: the old tail over it, and nothing after the old tail.
+  write_at(fd_, tail_, tail_at_);
+  [[maybe_unused]] const int cut = ::ftruncate(fd_, tail_at_ + static_cast<off_t>(tail_.size()));
+  throw write_error(path_, err);
 }
 
 }  // namespace tilemm

@@ -1,7 +1,11 @@
-// Result files are written whole or not at all: into a temporary file beside the target, then
-// renamed over it, so that a job killed mid-write leaves the previous complete version, never half
-// a file.
+// Result files are whole at every moment. A file written once (a result matrix) is written into a
+// temporary file beside the target, then renamed over it. A file that grows row by row (the JSON
+// and CSV results) is made whole the same way, then grown in place: each row is one write that
+// replaces the file's closing bytes by the row and the closing bytes again, so that a job killed
+// at any moment leaves a valid file, and a row costs the same however many came before it.
 #pragma once
+
+#include <sys/types.h>
 
 #include <functional>
 #include <ostream>
@@ -23,5 +27,30 @@ void write_file_atomically(const std::string& path, const std::function<void(std
 /// none or a regular one; a symbolic link stands for the file it names), without
 /// touching an existing file. Throws std::runtime_error naming the path and the reason.
 void check_writable(const std::string& path);
+
+/// A file that grows by appends and is whole after each: its text ends with a tail (the bytes that
+/// close it, such as "]}"), and each append is one write of new text and a tail where the old tail
+/// was.
+class GrowingFile {
+ public:
+  /// Replaces written_file(path) by `text` and `tail`, made whole in a temporary file first.
+  /// Throws std::runtime_error naming the path when it cannot be written, leaving no temporary
+  /// file behind.
+  GrowingFile(const std::string& path, const std::string& text, const std::string& tail);
+  ~GrowingFile();
+  GrowingFile(const GrowingFile&) = delete;
+  GrowingFile& operator=(const GrowingFile&) = delete;
+
+  /// Writes `text` where the tail begins, then `tail`. Throws std::runtime_error naming the path
+  /// when the write fails (a full disk, a file-size limit), with the file put back as it was, and
+  /// when the file has been deleted.
+  void append(const std::string& text, const std::string& tail);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  off_t tail_at_;  // where the tail begins
+  std::string tail_;
+};
 
 }  // namespace tilemm

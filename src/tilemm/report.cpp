@@ -5,8 +5,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "tilemm/atomic_file.hpp"
-
 namespace tilemm {
 namespace {
 
@@ -19,6 +17,34 @@ std::string csv_field(const nlohmann::ordered_json& value) {
   std::string quoted = "\"";
   for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+std::string csv_line(const nlohmann::ordered_json& row) {
+  std::string line;
+  for (const auto& column : result_columns()) {
+    line += (line.empty() ? "" : ",") + csv_field(row[column]);
+  }
+  return line + "\n";
+}
+
+/// The JSON document closes with its status, last, so that a file grows in place: the status
+/// "running" is rewritten with each row, and the final one once the run has ended.
+std::string json_tail(const std::string& status) {
+  return "\n  ],\n  \"status\": " + nlohmann::ordered_json(status).dump() + "\n}\n";
+}
+
+std::string file_head(ResultsFile::Format format, const RunContext& context) {
+  if (format == ResultsFile::Format::Csv) {
+    std::string header;
+    for (const auto& column : result_columns()) header += (header.empty() ? "" : ",") + column;
+    return header + "\n";
+  }
+  nlohmann::ordered_json doc;
+  doc["schema"] = "tilemm.results/1";
+  doc["context"] = context_json(context);
+  std::string head = doc.dump(2);
+  head.erase(head.rfind('}'));  // the document stays open for its results and status
+  return head.substr(0, head.find_last_not_of('\n') + 1) + ",\n  \"results\": [";
 }
 
 std::string data_source(const Problem& p) {
@@ -158,42 +184,23 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   return j;
 }
 
-ResultsFile::ResultsFile(std::string path, Format format, const RunContext& context)
-    : path_(std::move(path)), format_(format), context_(context) {
-  write();
-}
+ResultsFile::ResultsFile(const std::string& path, Format format, const RunContext& context)
+    : format_(format),
+      context_(context),
+      file_(path, file_head(format, context), format == Format::Json ? json_tail("running") : "") {}
 
 void ResultsFile::add(const Result& r) {
-  rows_.push_back(result_row(r, context_));
-  write();
+  const auto row = result_row(r, context_);
+  if (format_ == Format::Json) {
+    file_.append((has_rows_ ? ",\n    " : "\n    ") + row.dump(), json_tail("running"));
+  } else {
+    file_.append(csv_line(row), "");
+  }
+  has_rows_ = true;
 }
 
 void ResultsFile::finish(const std::string& status) {
-  status_ = status;
-  write();
-}
-
-void ResultsFile::write() const {
-  write_file_atomically(path_, [&](std::ostream& out) {
-    if (format_ == Format::Json) {
-      nlohmann::ordered_json doc;
-      doc["schema"] = "tilemm.results/1";
-      doc["status"] = status_;
-      doc["context"] = context_json(context_);
-      doc["results"] = rows_;
-      out << doc.dump(2) << "\n";
-      return;
-    }
-    const auto& columns = result_columns();
-    for (std::size_t i = 0; i < columns.size(); ++i) out << (i ? "," : "") << columns[i];
-    out << "\n";
-    for (const auto& row : rows_) {
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        out << (i ? "," : "") << csv_field(row[columns[i]]);
-      }
-      out << "\n";
-    }
-  });
+  if (format_ == Format::Json) file_.append("", json_tail(status));
 }
 
 void Table::row(const Result& r) {

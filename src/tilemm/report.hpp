@@ -1,6 +1,7 @@
 // Results out: a table on stdout, and JSON and CSV files with one row per kernel result (the same
-// columns in both) plus the run's context. Files are rewritten whole after every result, through a
-// temporary file, so that a job killed mid-sweep keeps every result it finished, in a valid file.
+// columns in both) plus the run's context. Each file grows by one write per result and is whole
+// after each (atomic_file.hpp), so that a job killed mid-sweep keeps every result it finished, in a
+// valid file, and a row costs the same however many came before it.
 #pragma once
 
 #include <ostream>
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
 #include "tilemm/result.hpp"
 
@@ -28,21 +30,19 @@ class ResultsFile {
  public:
   enum class Format { Json, Csv };
 
-  /// Writes the file at once (no rows, status "running"), which also proves it writable.
-  ResultsFile(std::string path, Format format, const RunContext& context);
+  /// Writes the file at once (no rows; the JSON's status "running"), which also proves it
+  /// writable.
+  ResultsFile(const std::string& path, Format format, const RunContext& context);
 
   void add(const Result& r);
-  /// "complete", "interrupted" or "failed: <why>"; rewrites the file.
+  /// The JSON's status: "complete", "interrupted" or "failed: <why>" (the CSV has none).
   void finish(const std::string& status);
 
  private:
-  void write() const;
-
-  std::string path_;
   Format format_;
   const RunContext& context_;
-  std::vector<nlohmann::ordered_json> rows_;
-  std::string status_ = "running";
+  GrowingFile file_;
+  bool has_rows_ = false;
 };
 
 /// The human-readable table: one line per result, printed as results arrive.

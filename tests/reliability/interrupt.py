@@ -8,10 +8,11 @@ files that are whole, hold every result finished before the signal, and say how 
 
 --after-results N waits until the JSON file holds N results; --after-progress S waits S seconds
 after the first progress line ("[1/"), which lands the signal inside a problem's setup or kernel
-run. While it waits, the JSON file is read again and again: a file that does not parse then is a
-torn write, which the atomic rewrite must rule out. With --twice the second signal follows
-tilemm's note that it heard the first, so that the two are never merged into one. When tilemm is
-killed (SIGKILL, or a second signal) the CSV may lack the one result the JSON got just before.
+run. While it waits, the JSON file is read again and again: a file that does not parse for longer
+than a write takes is a torn one, which the files' design must rule out (a read that meets a row's
+write half done may see it in part). With --twice the second signal follows tilemm's note that it
+heard the first, so that the two are never merged into one. When tilemm is killed (SIGKILL, or a
+second signal) the CSV may lack the one result the JSON got just before.
 """
 import argparse
 import csv
@@ -31,15 +32,18 @@ from run_case import check_results, fail  # noqa: E402
 
 def rows_in(json_path):
     """Result rows in the JSON file so far; -1 when it does not exist yet."""
-    try:
-        with open(json_path) as f:
-            text = f.read()
-    except FileNotFoundError:
-        return -1
-    try:
-        return len(json.loads(text)["results"])
-    except (ValueError, KeyError) as e:
-        fail("%s is not a whole result file while tilemm runs (%s):\n%s" % (json_path, e, text))
+    for attempt in range(10):
+        try:
+            with open(json_path) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return -1
+        try:
+            return len(json.loads(text)["results"])
+        except (ValueError, KeyError) as e:
+            error = e
+            time.sleep(0.01)
+    fail("%s is not a whole result file while tilemm runs (%s):\n%s" % (json_path, error, text))
 
 
 def main():
@@ -123,8 +127,8 @@ def main():
         fail("stderr does not say at once that the signal was heard")
     if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
         fail("stderr does not say which signal stopped the run")
-    # The two files are rewritten one after the other, each atomically: a process killed between the
-    # two writes leaves a CSV without the result the JSON just got. A clean stop leaves them equal.
+    # A result is written to the JSON, then to the CSV: a process killed between the two writes
+    # leaves a CSV without the result the JSON just got. A clean stop leaves them equal.
     doc = check_results(json_path, csv_path if clean_stop else None, None, "pass", None, None,
                         args.status)
     rows = len(doc["results"])

@@ -28,8 +28,8 @@ list(REMOVE_ITEM TILEMM_HOST_BACKENDS cuda)
 list(GET TILEMM_HOST_BACKENDS -1 TILEMM_HOST_BACKEND)
 
 # --- Interruption: SIGINT and SIGTERM stop between kernel runs, keep every finished result, and
-#     exit with 128 + the signal; the files are rewritten whole after every result, so even a
-#     process killed outright leaves them valid.
+#     exit with 128 + the signal; the files are whole after every result, so even a process killed
+#     outright leaves them valid.
 foreach(backend ${TILEMM_HOST_BACKENDS})
   foreach(sig INT TERM)
     if(sig STREQUAL "INT")

@@ -2,6 +2,9 @@
 // tiles and path templates.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -144,6 +147,34 @@ TEST(Report, FilesHoldEveryFinishedRowAndTheStatus) {
   EXPECT_EQ(header.substr(0, 24), "name,kernel,backend,m,n,");
   // The name holds a comma and quotes: RFC 4180 quoting.
   EXPECT_EQ(row.substr(0, 36), "\"odd, \"\"quoted\"\"\",tiled,openmp,17,31");
+}
+
+// A write that fails (here past a file-size limit, as `ulimit -f` sets, the signal ignored as
+// tilemm ignores it; a full disk fails the same way) leaves the file as it was and says why.
+TEST(Report, FailedAppendLeavesTheFileWhole) {
+  TempDir dir;
+  const std::string path = dir.path("g.json");
+  GrowingFile file(path, "[1", "]\n");
+  file.append(", 2", "]\n");
+  rlimit saved;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit tight = saved;
+  tight.rlim_cur = 16;
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tight), 0);
+  try {
+    file.append(", 3, 4, 5, 6, 7, 8, 9", "]\n");
+    ADD_FAILURE() << "an append past the limit did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write '" + path + "': File too large"),
+              std::string::npos)
+        << e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_EQ(read_all(path), "[1, 2]\n");
+  file.append(", 3", "]\n");
+  EXPECT_EQ(read_all(path), "[1, 2, 3]\n");
 }
 
 TEST(Report, UnwritablePathsAreReported) {
