@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kokkos_args.hpp"
@@ -95,13 +96,15 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
             const Options& options, const tilemm::RunContext& context) {
   using tilemm::ResultsFile;
   std::vector<std::unique_ptr<ResultsFile>> files;
-  if (!options.json.empty()) {
-    files.push_back(
-        std::make_unique<ResultsFile>(options.json, ResultsFile::Format::Json, context));
-  }
-  if (!options.csv.empty()) {
-    files.push_back(std::make_unique<ResultsFile>(options.csv, ResultsFile::Format::Csv, context));
-  }
+  const auto open = [&](const std::string& option, const std::string& path,
+                        ResultsFile::Format format) {
+    if (path.empty()) return;
+    try {
+      files.push_back(std::make_unique<ResultsFile>(path, format, context));
+    } catch (const tilemm::FileInUse& e) {
+      throw tilemm::InputError(option + ": " + e.what());  // another job's file, not this run's
+    }
+  };
   tilemm::Table table(std::cout);
   bool all_passed = true;
   const auto on_result = [&](const tilemm::Result& r) {
@@ -114,6 +117,8 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
     all_passed = all_passed && r.passed;
   };
   try {
+    open("--json", options.json, ResultsFile::Format::Json);
+    open("--csv", options.csv, ResultsFile::Format::Csv);
     for (std::size_t i = 0; i < plans.size(); ++i) {
       if (!options.quiet) {
         // One write for the whole line (std::cerr writes each << at once), so that a log that

@@ -1,6 +1,7 @@
 #include "tilemm/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +38,50 @@ bool write_at(int fd, const std::string& text, off_t at) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+/// Takes the lock of `fd`'s file; false when another open file holds it. A file system without
+/// locks (Lustre mounted without flock) gives none: there the file is written unguarded.
+bool lock(int fd) {
+  return ::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK;
+}
+
+/// Whether `path` names the file open as `fd`.
+bool names(const std::string& path, int fd) {
+  struct stat open_file, named;
+  return ::fstat(fd, &open_file) == 0 && ::stat(path.c_str(), &named) == 0 &&
+         open_file.st_dev == named.st_dev && open_file.st_ino == named.st_ino;
+}
+
+/// Puts the (locked) file `temp` at `target`, unless another GrowingFile holds the file there.
+void put_in_place(const std::string& temp, const std::string& target, const std::string& path) {
+  for (;;) {
+    // No file there: ours appears at once, whole and locked.
+    if (::link(temp.c_str(), target.c_str()) == 0) {
+      ::unlink(temp.c_str());
+      return;
+    }
+    if (errno != EEXIST) break;  // a file system without hard links: renamed below, unchecked
+    // A file there: its lock is taken on the file `target` still names once the lock is ours, as a
+    // run that replaces it meanwhile holds the new one.
+    const int there = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
+    if (there < 0 && errno == ENOENT) continue;
+    if (there < 0) throw write_error(path, errno);
+    const bool locked = lock(there), current = names(target, there);
+    if (locked && current) {
+      const int err = ::rename(temp.c_str(), target.c_str()) == 0 ? 0 : errno;
+      ::close(there);
+      if (err) throw write_error(path, err);
+      return;
+    }
+    ::close(there);
+    if (current) {
+      throw FileInUse("'" + path +
+                      "' is being written by another run, which holds its lock: give each run a "
+                      "results file of its own");
+    }
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) throw write_error(path, errno);
 }
 }  // namespace
 
@@ -120,7 +165,8 @@ GrowingFile::GrowingFile(const std::string& path, const std::string& text, const
   if (fd_ < 0) throw write_error(path, errno);
   try {
     if (!write_at(fd_, text + tail, 0)) throw write_error(path, errno);
-    if (::rename(temp.c_str(), target.c_str()) != 0) throw write_error(path, errno);
+    lock(fd_);  // no other process knows the file yet
+    put_in_place(temp, target, path);
   } catch (...) {
     ::close(fd_);
     ::unlink(temp.c_str());

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 namespace tilemm {
@@ -28,14 +29,21 @@ void write_file_atomically(const std::string& path, const std::function<void(std
 /// touching an existing file. Throws std::runtime_error naming the path and the reason.
 void check_writable(const std::string& path);
 
+/// Another process (or another GrowingFile) holds the lock of the file.
+class FileInUse : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A file that grows by appends and is whole after each: its text ends with a tail (the bytes that
 /// close it, such as "]}"), and each append is one write of new text and a tail where the old tail
-/// was.
+/// was. It holds an advisory lock (flock) on the file from the moment the file appears until it is
+/// destroyed, so that a second GrowingFile of the same file, in any process, is refused.
 class GrowingFile {
  public:
   /// Replaces written_file(path) by `text` and `tail`, made whole in a temporary file first.
-  /// Throws std::runtime_error naming the path when it cannot be written, leaving no temporary
-  /// file behind.
+  /// Throws FileInUse when another GrowingFile holds the file there, std::runtime_error naming the
+  /// path when it cannot be written; either way no temporary file is left behind.
   GrowingFile(const std::string& path, const std::string& text, const std::string& tail);
   ~GrowingFile();
   GrowingFile(const GrowingFile&) = delete;

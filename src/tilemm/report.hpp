@@ -30,8 +30,8 @@ class ResultsFile {
  public:
   enum class Format { Json, Csv };
 
-  /// Writes the file at once (no rows; the JSON's status "running"), which also proves it
-  /// writable.
+  /// Writes the file at once (no rows; the JSON's status "running") and holds its lock until
+  /// destroyed: throws FileInUse when another run holds it.
   ResultsFile(const std::string& path, Format format, const RunContext& context);
 
   void add(const Result& r);

@@ -61,6 +61,10 @@ tilemm_reliability_test(sigkill_mid_sweep
   --results killed.json killed.csv -- ${TILEMM} ${RELIABILITY_SPECS}/long_sweep.yaml
   --backend ${TILEMM_HOST_BACKEND} --json killed.json --csv killed.csv)
 
+# Two runs given one results file: the second is refused while the first runs (exit status 2).
+tilemm_reliability_test(output_in_use ${Python3_EXECUTABLE} ${RELIABILITY}/output_lock.py
+  ${TILEMM} ${RELIABILITY_SPECS}/held_output.yaml ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND})
+
 # --- Memory: a problem the machine would hold but a limit does not.
 # Under `ulimit -v` tilemm sees the limit (system_info.cpp) and refuses before allocating or
 # writing anything; the bytes available it names are below the 1 GiB limit (at most 9 digits).

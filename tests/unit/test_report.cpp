@@ -149,6 +149,24 @@ TEST(Report, FilesHoldEveryFinishedRowAndTheStatus) {
   EXPECT_EQ(row.substr(0, 36), "\"odd, \"\"quoted\"\"\",tiled,openmp,17,31");
 }
 
+// A second writer of a results file, in this process or another (job arrays given one file), is
+// refused while the first holds it; the first's file is untouched.
+TEST(Report, SecondWriterIsRefused) {
+  TempDir dir;
+  const Problem p = sample_problem();
+  RunContext context;
+  {
+    ResultsFile first(dir.path("r.json"), ResultsFile::Format::Json, context);
+    first.add(sample_result(p));
+    EXPECT_THROW(ResultsFile(dir.path("r.json"), ResultsFile::Format::Json, context), FileInUse);
+    EXPECT_THROW(ResultsFile(dir.path("r.json"), ResultsFile::Format::Csv, context), FileInUse);
+    EXPECT_EQ(nlohmann::json::parse(read_all(dir.path("r.json")))["results"].size(), 1u);
+  }
+  ResultsFile next(dir.path("r.json"), ResultsFile::Format::Json, context);  // free again
+  EXPECT_EQ(nlohmann::json::parse(read_all(dir.path("r.json")))["results"].size(), 0u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path("")), {}), 1);
+}
+
 // A write that fails (here past a file-size limit, as `ulimit -f` sets, the signal ignored as
 // tilemm ignores it; a full disk fails the same way) leaves the file as it was and says why.
 TEST(Report, FailedAppendLeavesTheFileWhole) {
