@@ -2,8 +2,8 @@
 //
 // spec -> problems -> plan (every launch and memory need checked) -> run -> validate -> report.
 // Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error, 3 runtime
-// failure; 128 + signal number when SIGINT, SIGTERM or SIGPIPE stopped the run (finished results
-// are kept).
+// failure; 128 + signal number when SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU or SIGPIPE stopped
+// the run (finished results are kept).
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -38,8 +38,9 @@ extern "C" void on_signal(int signum) {
   g_stop = signum;
   // A second signal ends the process at once. SIGPIPE (the reader of stdout gone, as in `tilemm
   // ... | head`) comes again at every write of the table: from then on the table is dropped,
-  // and the result files are finished as for SIGTERM.
-  std::signal(signum, signum == SIGPIPE ? SIG_IGN : SIG_DFL);
+  // and the result files are finished as for SIGTERM. SIGXCPU comes again every second past a
+  // CPU-time limit, until the hard limit kills the process: only the first counts.
+  std::signal(signum, signum == SIGPIPE || signum == SIGXCPU ? SIG_IGN : SIG_DFL);
   // A kernel run cannot be cut short and may take minutes: say at once that the signal was heard.
   // write(2) is async-signal-safe; errno is kept for the code the signal interrupted.
   static const char note[] =
@@ -230,9 +231,14 @@ int run_cli(int argc, char** argv) {
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
   std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
                                                    context.backend.concurrency);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGPIPE, on_signal);
+  // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
+  // (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
+  for (int signum : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU, SIGPIPE}) {
+    std::signal(signum, on_signal);
+  }
+  // A file-size limit (ulimit -f) fails the write that passes it, as a full disk does, instead of
+  // ending the process with a temporary file left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   return run_all(plans, backend, options, context);
 }
 

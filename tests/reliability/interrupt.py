@@ -48,7 +48,8 @@ def rows_in(json_path):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--signal", required=True, choices=["INT", "TERM", "KILL"])
+    parser.add_argument("--signal", required=True,
+                        choices=["INT", "TERM", "HUP", "USR1", "XCPU", "KILL"])
     parser.add_argument("--twice", action="store_true",
                         help="send the signal again once tilemm says it heard the first")
     when = parser.add_mutually_exclusive_group(required=True)

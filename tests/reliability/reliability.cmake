@@ -45,6 +45,19 @@ foreach(backend ${TILEMM_HOST_BACKENDS})
       --backend ${backend} --json ${out}.json --csv ${out}.csv)
   endforeach()
 endforeach()
+# What else ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
+# (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
+# Exit statuses 128 + Linux's numbers of the signals.
+foreach(sig_status HUP:129 USR1:138 XCPU:152)
+  string(REPLACE ":" ";" sig_status ${sig_status})
+  list(GET sig_status 0 sig)
+  list(GET sig_status 1 status)
+  string(TOLOWER ${sig} name)
+  tilemm_reliability_test(sig${name}_mid_sweep
+    ${INTERRUPT} --signal ${sig} --after-results 1 --exit ${status} --status interrupted
+    --results sig${name}.json sig${name}.csv -- ${TILEMM} ${RELIABILITY_SPECS}/long_sweep.yaml
+    --backend ${TILEMM_HOST_BACKEND} --json sig${name}.json --csv sig${name}.csv)
+endforeach()
 # Inside one long kernel run: the run finishes (a Kokkos kernel cannot be cut short), then tilemm
 # stops before the next one; no result of the problem is finished, so none is written.
 tilemm_reliability_test(sigterm_mid_kernel
@@ -123,6 +136,10 @@ else()
                    "runtime cannot start under a data-segment limit")
   endif()
 endif()
+# A file-size limit (`ulimit -f`) reached while results are written, as a full disk: exit status 3,
+# the files whole with every result written before, no temporary file.
+tilemm_reliability_test(file_size_limit ${Python3_EXECUTABLE} ${RELIABILITY}/file_size_limit.py
+  ${TILEMM} ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND})
 # Extents whose byte count passes 2^64: never a crash, exit status 3.
 tilemm_reliability_test(bytes_overflow ${CASE} --exit 3 --stderr-has "needs more than 2^64 bytes"
   --stderr-has "are available" --stderr-lacks "[1/1]" --stdout-empty --
