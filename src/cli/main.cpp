@@ -149,6 +149,32 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
+/// While it lives, what is written to stdout goes to stderr: Kokkos prints notes as it starts (a
+/// warning when OMP_PROC_BIND is unset, Kokkos 3 on std::cout), and stdout holds the table alone.
+class StdoutToStderr {
+ public:
+  StdoutToStderr() {
+    flush();
+    saved_ = ::dup(STDOUT_FILENO);
+    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutToStderr() {
+    flush();
+    if (saved_ < 0) return;
+    ::dup2(saved_, STDOUT_FILENO);
+    ::close(saved_);
+  }
+  StdoutToStderr(const StdoutToStderr&) = delete;
+  StdoutToStderr& operator=(const StdoutToStderr&) = delete;
+
+ private:
+  static void flush() {
+    std::cout.flush();
+    std::fflush(stdout);
+  }
+  int saved_ = -1;  // the real stdout
+};
+
 /// A file option's value: an empty one (an unset variable in a job script) would write nothing.
 const CLI::Validator kFileName(
     [](std::string& path) { return path.empty() ? std::string("an empty file name") : ""; }, "");
@@ -216,7 +242,11 @@ int run_cli(int argc, char** argv) {
     tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
   }
 
-  Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
+  std::optional<Kokkos::ScopeGuard> kokkos;
+  {
+    const StdoutToStderr kokkos_notes;
+    kokkos.emplace(kokkos_args.argc(), kokkos_args.argv());
+  }
   tilemm::check_host_threads();
 
   if (options.list_backends) {

@@ -8,6 +8,7 @@ and the JSON and CSV result files (schema, rows, context).
   run_case.py --exit 2 --env OMP_NUM_THREADS=600 --stderr-has 512 -- tilemm spec.yaml
   run_case.py --exit 0 --results out.json out.csv --context "blas_core=Zen" -- tilemm ...
   run_case.py --exit 0 --results out.json out.csv --preload libblis.so.4 --context "blas=BLIS *" ...
+  run_case.py --exit 0 --unset OMP_PROC_BIND --stdout-starts-with "name " -- tilemm spec.yaml
 """
 import argparse
 import csv
@@ -119,6 +120,7 @@ def main():
     parser.add_argument("--stderr-regex", action="append", default=[],
                         help="a Python regular expression that must match somewhere in stderr")
     parser.add_argument("--stdout-has", action="append", default=[])
+    parser.add_argument("--stdout-starts-with", metavar="TEXT")
     parser.add_argument("--stdout-empty", action="store_true",
                         help="nothing may be printed on stdout (no result computed)")
     parser.add_argument("--absent", action="append", default=[],
@@ -137,6 +139,8 @@ def main():
                         help="run under this data-segment limit (ulimit -d)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set this variable in the command's environment")
+    parser.add_argument("--unset", action="append", default=[], metavar="NAME",
+                        help="remove this variable from the command's environment")
     parser.add_argument("--preload", metavar="LIBRARY",
                         help="load this shared library before the program's own (LD_PRELOAD)")
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
@@ -162,6 +166,8 @@ def main():
             parser.error("--env takes NAME=VALUE, got %r" % setting)
         name, value = setting.split("=", 1)
         env[name] = value
+    for name in args.unset:
+        env.pop(name, None)
     if args.preload:
         env["LD_PRELOAD"] = args.preload
         # An ASan build (the asan preset) refuses to start when a preloaded library comes before
@@ -198,6 +204,8 @@ def main():
     for text in args.stdout_has:
         if text not in run.stdout:
             fail("stdout lacks %r" % text)
+    if args.stdout_starts_with is not None and not run.stdout.startswith(args.stdout_starts_with):
+        fail("stdout does not start with %r" % args.stdout_starts_with)
     if args.stdout_empty and run.stdout:
         fail("stdout is not empty")
     for path in args.absent:
