@@ -5,6 +5,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "tilemm/utf8.hpp"
+
 namespace tilemm {
 namespace {
 
@@ -27,10 +29,42 @@ std::string csv_line(const nlohmann::ordered_json& row) {
   return line + "\n";
 }
 
+/// `text` with each byte that is not part of a UTF-8 character written as \xNN.
+std::string escape_non_utf8(std::string_view text) {
+  std::string kept;
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t length = 1;  // of the UTF-8 character at i, when one is there
+    while (length <= 4 && i + length <= text.size() && !is_valid_utf8(text.substr(i, length))) {
+      ++length;
+    }
+    if (length <= 4 && i + length <= text.size()) {
+      kept.append(text.substr(i, length));
+      i += length;
+    } else {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(text[i++]));
+      kept += escaped;
+    }
+  }
+  return kept;
+}
+
+/// Makes every text in `value` UTF-8 (escape_non_utf8), which JSON requires.
+void keep_utf8(nlohmann::ordered_json& value) {
+  if (value.is_string()) {
+    auto& text = value.get_ref<std::string&>();
+    if (!is_valid_utf8(text)) text = escape_non_utf8(text);
+  } else if (value.is_structured()) {
+    for (auto& item : value) keep_utf8(item);
+  }
+}
+
 /// The JSON document closes with its status, last, so that a file grows in place: the status
 /// "running" is rewritten with each row, and the final one once the run has ended.
 std::string json_tail(const std::string& status) {
-  return "\n  ],\n  \"status\": " + nlohmann::ordered_json(status).dump() + "\n}\n";
+  nlohmann::ordered_json text = status;
+  keep_utf8(text);
+  return "\n  ],\n  \"status\": " + text.dump() + "\n}\n";
 }
 
 std::string file_head(ResultsFile::Format format, const RunContext& context) {
@@ -149,6 +183,7 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["gpu_power_w"] = gpu(&GpuTelemetry::power_w);
   row["gpu_power_capped"] = gpu(&GpuTelemetry::power_capped);
   row["gpu_slowdown"] = gpu(&GpuTelemetry::slowdown);
+  keep_utf8(row);
   return row;
 }
 
@@ -181,6 +216,7 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   j["validation"] =
       "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0|) against a "
       "double-precision KokkosBlas::gemm R; pass when error <= (k + 2) * eps(precision)";
+  keep_utf8(j);
   return j;
 }
 

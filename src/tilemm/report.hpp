@@ -23,6 +23,9 @@ const std::vector<std::string>& result_columns();
 /// ("64x128x8/8x8 k/16", and "k/16 on 4" when only the last 4 tiles are split); "" without a tile.
 std::string launch_text(const LaunchConfig& launch, const Problem& p);
 
+/// A result's row and the run's context as JSON. Text that is not UTF-8 (an environment variable's
+/// value, the host name: bytes tilemm does not choose) is kept with each byte that is not part of a
+/// UTF-8 character written as \xNN (four characters), since JSON holds UTF-8 only.
 nlohmann::ordered_json result_row(const Result& r, const RunContext& context);
 nlohmann::ordered_json context_json(const RunContext& context);
 

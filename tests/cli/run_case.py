@@ -9,6 +9,7 @@ and the JSON and CSV result files (schema, rows, context).
   run_case.py --exit 0 --results out.json out.csv --context "blas_core=Zen" -- tilemm ...
   run_case.py --exit 0 --results out.json out.csv --preload libblis.so.4 --context "blas=BLIS *" ...
   run_case.py --exit 0 --unset OMP_PROC_BIND --stdout-starts-with "name " -- tilemm spec.yaml
+  run_case.py --exit 0 --env 'MKL_NUM_THREADS=\xff' --results out.json out.csv -- tilemm ...
 """
 import argparse
 import csv
@@ -33,8 +34,12 @@ CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_versi
 
 
 def context_matches(context, condition):
-    """KEY=PATTERN: the context's KEY matches PATTERN (shell-style; alternatives split by |)."""
+    """KEY=PATTERN: the context's KEY matches PATTERN (shell-style; alternatives split by |). A KEY
+    such as environment.OMP_PLACES names a key inside one."""
     key, patterns = condition.split("=", 1)
+    while "." in key:
+        part, key = key.split(".", 1)
+        context = context.get(part, {})
     return key in context and any(fnmatch.fnmatchcase(str(context[key]), pattern)
                                   for pattern in patterns.split("|"))
 
@@ -138,7 +143,8 @@ def main():
     parser.add_argument("--limit-data", type=int, metavar="BYTES",
                         help="run under this data-segment limit (ulimit -d)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                        help="set this variable in the command's environment")
+                        help="set this variable in the command's environment; \\xNN in VALUE is "
+                             "the byte NN")
     parser.add_argument("--unset", action="append", default=[], metavar="NAME",
                         help="remove this variable from the command's environment")
     parser.add_argument("--preload", metavar="LIBRARY",
@@ -165,7 +171,10 @@ def main():
         if "=" not in setting:
             parser.error("--env takes NAME=VALUE, got %r" % setting)
         name, value = setting.split("=", 1)
-        env[name] = value
+        # A byte that is not text reaches the command as itself (os.fsencode's surrogateescape).
+        env[name] = re.sub(r"\\x([0-9a-fA-F]{2})",
+                           lambda m: bytes([int(m.group(1), 16)]).decode(errors="surrogateescape"),
+                           value)
     for name in args.unset:
         env.pop(name, None)
     if args.preload:

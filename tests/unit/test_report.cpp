@@ -167,6 +167,27 @@ TEST(Report, SecondWriterIsRefused) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path("")), {}), 1);
 }
 
+// Bytes that are not UTF-8 in the environment or the host name are kept, escaped, in both files.
+TEST(Report, NonUtf8TextIsEscaped) {
+  TempDir dir;
+  const Problem p = sample_problem();
+  RunContext context;
+  context.hostname = "node\xff";
+  context.environment = {{"OMP_PLACES", "caf\xc3"}, {"OMP_SCHEDULE", "gr\xc3\xbc\xc3\x9f"}};
+  ResultsFile json(dir.path("r.json"), ResultsFile::Format::Json, context);
+  ResultsFile csv(dir.path("r.csv"), ResultsFile::Format::Csv, context);
+  json.add(sample_result(p));
+  csv.add(sample_result(p));
+  json.finish("failed: '\xfe'");
+  const auto doc = nlohmann::json::parse(read_all(dir.path("r.json")));
+  EXPECT_EQ(doc["context"]["hostname"], "node\\xff");
+  EXPECT_EQ(doc["context"]["environment"]["OMP_PLACES"], "caf\\xc3");
+  EXPECT_EQ(doc["context"]["environment"]["OMP_SCHEDULE"], "gr\xc3\xbc\xc3\x9f");  // UTF-8 kept
+  EXPECT_EQ(doc["results"][0]["hostname"], "node\\xff");
+  EXPECT_EQ(doc["status"], "failed: '\\xfe'");
+  EXPECT_NE(read_all(dir.path("r.csv")).find(",node\\xff,"), std::string::npos);
+}
+
 // A write that fails (here past a file-size limit, as `ulimit -f` sets, the signal ignored as
 // tilemm ignores it; a full disk fails the same way) leaves the file as it was and says why.
 TEST(Report, FailedAppendLeavesTheFileWhole) {
