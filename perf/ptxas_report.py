@@ -10,8 +10,10 @@ import subprocess
 import sys
 
 KERNEL = re.compile(r"(RegisterTiledGemm|TiledGemm)<Kokkos::(\w+), (\w+), Kokkos::(\w+)"
-                    r"(?:, (\d+), (\d+), (true|false)(?:, tilemm::kernels::TileShape<(\d+), (\d+), (\d+)> ?"
-                    r"(?:, (true|false)(?:, (true|false)(?:, (true|false))?)?)?)?)?>")
+                    r"(?:, tilemm::kernels::RegisterTiledVariant<(\d+), (\d+), "
+                    r"\(tilemm::kernels::Schedule\)(\d), tilemm::kernels::TileShape<(\d+), (\d+), (\d+)>, "
+                    r"(true|false), (true|false), (true|false)> ?)?>")
+SCHEDULES = {"0": "shared", "1": "pipelined", None: "-"}  # the values of enum class Schedule
 
 
 def demangle(names):
@@ -41,7 +43,7 @@ def main(path):
         k = KERNEL.search(name)
         if not k:
             continue
-        kernel, space, scalar, layout, tm, tn, resident, bm, bn, bk, ops_nn, whole_k, pairs = k.groups()
+        kernel, space, scalar, layout, tm, tn, schedule, bm, bn, bk, ops_nn, whole_k, pairs = k.groups()
         if "::sum_splits(" in name:  # the pass that adds a split K's partials, one per kernel type
             rows.add(("sum_splits", space, scalar, layout, "-", "-", int(regs), properties, smem))
             continue
@@ -54,12 +56,12 @@ def main(path):
                 tile += " K"
             if pairs == "true":  # shares read in pairs, 16 bytes a load
                 tile += " P"
-        schedule = {"true": "resident", "false": "shared", None: "-"}[resident]
-        rows.add((kernel, space, scalar, layout, tile, schedule, int(regs), properties, smem))
-    print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':21} {'schedule':8} "
+        rows.add((kernel, space, scalar, layout, tile, SCHEDULES[schedule], int(regs), properties,
+                  smem))
+    print(f"{'kernel':18} {'space':5} {'scalar':6} {'layout':11} {'tile':21} {'schedule':9} "
           f"{'regs':>4}  stack / spills")
     for r in sorted(rows):
-        print(f"{r[0]:18} {r[1]:5} {r[2]:6} {r[3]:11} {r[4]:21} {r[5]:8} {r[6]:4}  {r[7]}")
+        print(f"{r[0]:18} {r[1]:5} {r[2]:6} {r[3]:11} {r[4]:21} {r[5]:9} {r[6]:4}  {r[7]}")
 
 
 if __name__ == "__main__":

@@ -413,10 +413,13 @@ TEST(RegisterTiledFixedTiles, PairsOnlyForEvenExtentsOn16Bytes) {
 // kernel with the tile read at run time (register_tiled.hpp, offsets_fit). Float's tiles have no
 // such offsets.
 TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
-  using Double128 = kernels::RegisterTiledGemm<TestSpace, double, Kokkos::LayoutRight, 8, 8, true,
-                                               kernels::TileShape<128, 128, 8>>;
-  using Float128 = kernels::RegisterTiledGemm<TestSpace, float, Kokkos::LayoutRight, 8, 8, true,
-                                              kernels::TileShape<128, 128, 16>>;
+  using kernels::Schedule;
+  using Double128 = kernels::RegisterTiledGemm<
+      TestSpace, double, Kokkos::LayoutRight,
+      kernels::RegisterTiledVariant<8, 8, Schedule::pipelined, kernels::TileShape<128, 128, 8>>>;
+  using Float128 = kernels::RegisterTiledGemm<
+      TestSpace, float, Kokkos::LayoutRight,
+      kernels::RegisterTiledVariant<8, 8, Schedule::pipelined, kernels::TileShape<128, 128, 16>>>;
   const int largest = std::numeric_limits<int>::max() / 128;  // 16777215
   EXPECT_TRUE(Double128::offsets_fit(largest));
   EXPECT_FALSE(Double128::offsets_fit(largest + 1));

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Runs perf/ptxas_report.py on a piece of recorded `nvcc -Xptxas -v` output (tests/perf/data/
-ptxas-float-128x128x16.log: from an H200 build (perf/README.md), the four float LayoutRight
-128x128x16/8x8 register-tiled kernels, one of their split-K sums and the float LayoutRight tiled
-kernel) and checks the rows it prints. The names are demangled by c++filt: without it the test is
-skipped (exit 77).
+ptxas-float-128x128x16.log: an sm_90 build's four float LayoutRight 128x128x16/8x8 register-tiled
+kernels, one of their split-K sums and the float LayoutRight tiled kernel, named as the source
+names them now) and checks the rows it prints. The names are demangled by c++filt: without it the
+test is skipped (exit 77).
 
   python3 tests/perf/test_ptxas_report.py       exit 0: passed, 1: failed, 77: skipped
 """
@@ -28,11 +28,11 @@ def main():
     none = "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
     expected = [
         # ops read at run time, split K possible: spills at its 128 registers
-        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 resident 128 {spill}",
+        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 pipelined 128 {spill}",
         # compiled for launches that do not split K: no spills
-        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 K resident 128 {none}",
-        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 NN resident 128 {none}",
-        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 NN K resident 128 {none}",
+        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 K pipelined 128 {none}",
+        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 NN pipelined 128 {none}",
+        f"RegisterTiledGemm Cuda float LayoutRight 128x128x16/8x8 NN K pipelined 128 {none}",
         f"TiledGemm Cuda float LayoutRight - - 48 {none}",
         # the pass that adds a split K's partials, not a register-tiled kernel of its own
         f"sum_splits Cuda float LayoutRight - - 32 {none}",

@@ -83,23 +83,44 @@ struct TileShape {
 };
 using RuntimeShape = TileShape<0, 0, 0>;
 
-template <class ExecSpace, class Scalar, class Layout, int TM, int TN, bool kResident,
-          class Shape = RuntimeShape, bool kOpsNN = false, bool kWholeK = false,
-          bool kPairs = false>
+/// The two schedules of one source (above): accumulators in scratch between K blocks, or in
+/// registers for the whole K loop with the panels double-buffered through registers.
+enum class Schedule { shared, pipelined };
+
+/// The compile-time choices of one register-tiled kernel: its thread tile TM x TN, its schedule,
+/// its team tile (fixed, or read at run time), and three forms of the pipelined schedule compiled
+/// for what a launch knows of its operands: op(A) = A and op(B) = B (ops_nn), K not split
+/// (whole_k), shares read in pairs (pairs).
+template <int TM, int TN, Schedule S, class Shape = RuntimeShape, bool OpsNN = false,
+          bool WholeK = false, bool Pairs = false>
+struct RegisterTiledVariant {
+  static constexpr int tm = TM, tn = TN;
+  static constexpr Schedule schedule = S;
+  using shape = Shape;
+  static constexpr bool ops_nn = OpsNN, whole_k = WholeK, pairs = Pairs;
+  using with_ops_nn = RegisterTiledVariant<TM, TN, S, Shape, true, WholeK, Pairs>;
+  using with_whole_k = RegisterTiledVariant<TM, TN, S, Shape, OpsNN, true, Pairs>;
+  using with_pairs = RegisterTiledVariant<TM, TN, S, Shape, OpsNN, WholeK, true>;
+};
+
+template <class ExecSpace, class Scalar, class Layout, class Variant>
 struct RegisterTiledGemm {
+  static constexpr int TM = Variant::tm, TN = Variant::tn;
+  using Shape = typename Variant::shape;
+  static constexpr bool kResident = Variant::schedule == Schedule::pipelined;
+  static constexpr bool kOpsNN = Variant::ops_nn, kWholeK = Variant::whole_k;
+  static constexpr bool kPairs = Variant::pairs;
   static_assert((runs_on_cpu<ExecSpace>() || TM % 4 == 0) && TN % 4 == 0,
                 "thread tiles are made of 4 x 4 blocks (on CPUs, 2 x 4)");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   /// The same kernel compiled for op(A) = A and op(B) = B (kOpsNN): the panels' layouts are then
   /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
   /// read at run time.
-  using WithOpsNN =
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, true, kWholeK, kPairs>;
+  using WithOpsNN = RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_ops_nn>;
   /// The same kernel compiled for launches that do not split K (kWholeK): each team's range is
   /// all of K, so no register holds its bounds. (Float 128x128x16/8x8 op TN, at its 128 registers,
   /// spilled with the split's bounds and ran 9% slower: perf/LOG.md v16.)
-  using WithWholeK =
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, true, kPairs>;
+  using WithWholeK = RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_whole_k>;
   using OpN = OpView<typename Operands::const_matrix, 0>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
@@ -185,10 +206,10 @@ struct RegisterTiledGemm {
   static constexpr int kItemsA = kShareA / kWidth, kItemsB = kShareB / kWidth;
   /// The same kernel reading its shares in pairs, where it has shares of whole pairs (itself
   /// otherwise: float's tiles, tiles read at run time).
-  using WithPairs = std::conditional_t<
-      kPairsFit,
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape, kOpsNN, kWholeK, true>,
-      RegisterTiledGemm>;
+  using WithPairs =
+      std::conditional_t<kPairsFit,
+                         RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_pairs>,
+                         RegisterTiledGemm>;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed

@@ -20,8 +20,9 @@ template <class ExecSpace, class Scalar, class Layout>
 struct RegisterTiled {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
 
-  template <int TM, int TN, bool kResident, class Shape = RuntimeShape>
-  using Kernel = RegisterTiledGemm<ExecSpace, Scalar, Layout, TM, TN, kResident, Shape>;
+  template <int TM, int TN, Schedule S, class Shape = RuntimeShape>
+  using Kernel =
+      RegisterTiledGemm<ExecSpace, Scalar, Layout, RegisterTiledVariant<TM, TN, S, Shape>>;
 
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   /// The CPU's own thread tiles, rows of two vector registers (host_vector.hpp: 12x16 and 12x32
@@ -34,20 +35,20 @@ struct RegisterTiled {
   }
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
-  template <bool kResident, class F>
+  template <Schedule S, class F>
   static void with_schedule(const Tiling& t, F&& f) {
     if (t.tm == 4 && t.tn == 4) {
-      f(Kernel<4, 4, kResident>{});
+      f(Kernel<4, 4, S>{});
     } else if (t.tm == 4 && t.tn == 8) {
-      f(Kernel<4, 8, kResident>{});
+      f(Kernel<4, 8, S>{});
     } else if (t.tm == 8 && t.tn == 8) {
-      f(Kernel<8, 8, kResident>{});
+      f(Kernel<8, 8, S>{});
     } else if (t.tm == 8 && t.tn == 16) {
-      f(Kernel<8, 16, kResident>{});
+      f(Kernel<8, 16, S>{});
     } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsDouble) {
-      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsDouble, kResident>{});
+      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsDouble, S>{});
     } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsFloat) {
-      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsFloat, kResident>{});
+      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsFloat, S>{});
     } else {
       throw LaunchError("tile", "tile " + t.to_string() +
                                     ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
@@ -92,14 +93,14 @@ struct RegisterTiled {
         }
         for_k(kernel);
       };
-      offer(Kernel<8, 8, true, TileShape<128, 128, 16>>{});
-      offer(Kernel<8, 8, true, TileShape<128, 128, 8>>{});
-      offer(Kernel<8, 8, true, TileShape<128, 64, 8>>{});
-      offer(Kernel<8, 8, true, TileShape<64, 128, 8>>{});
-      offer(Kernel<8, 8, true, TileShape<64, 64, 8>>{});
-      offer(Kernel<4, 8, true, TileShape<64, 128, 8>>{});
-      offer(Kernel<4, 4, true, TileShape<64, 64, 16>>{});
-      offer(Kernel<4, 4, true, TileShape<32, 32, 8>>{});
+      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 128, 16>>{});
+      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 128, 8>>{});
+      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 64, 8>>{});
+      offer(Kernel<8, 8, Schedule::pipelined, TileShape<64, 128, 8>>{});
+      offer(Kernel<8, 8, Schedule::pipelined, TileShape<64, 64, 8>>{});
+      offer(Kernel<4, 8, Schedule::pipelined, TileShape<64, 128, 8>>{});
+      offer(Kernel<4, 4, Schedule::pipelined, TileShape<64, 64, 16>>{});
+      offer(Kernel<4, 4, Schedule::pipelined, TileShape<32, 32, 8>>{});
       return found;
     }
   }
@@ -108,13 +109,14 @@ struct RegisterTiled {
   /// schedule otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, bool ops_nn, bool pairs, int leading, F&& f) {
-    using Resident = Kernel<4, 4, true>;
+    using Resident = Kernel<4, 4, Schedule::pipelined>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
       if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, pairs, leading, f)) return;
-      if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) return with_schedule<true>(t, f);
+      if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size))
+        return with_schedule<Schedule::pipelined>(t, f);
     }
-    with_schedule<false>(t, f);
+    with_schedule<Schedule::shared>(t, f);
   }
 
   /// Processors that each want a team: CPU threads; GPU multiprocessors (2048 threads of Kokkos'
@@ -130,7 +132,7 @@ struct RegisterTiled {
   static std::int64_t team_slots(const Tiling& t) {
     if (kCpu) return processors();
     const int accumulators = t.tm * t.tn * int(sizeof(Scalar) / 4);
-    return processors() * Kernel<4, 4, true>::teams_per_multiprocessor(
+    return processors() * Kernel<4, 4, Schedule::pipelined>::teams_per_multiprocessor(
                               accumulators, (t.bm / t.tm) * (t.bn / t.tn));
   }
   /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial tiles cost a
@@ -317,7 +319,7 @@ struct RegisterTiled {
     }
     if (cfg.split_k > 1) {
       cfg.partial_elements =
-          Kernel<4, 4, true>::partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
+          Kernel<4, 4, Schedule::pipelined>::partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
     }
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
