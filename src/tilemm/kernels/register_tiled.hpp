@@ -113,14 +113,6 @@ struct RegisterTiledGemm {
   static_assert((runs_on_cpu<ExecSpace>() || TM % 4 == 0) && TN % 4 == 0,
                 "thread tiles are made of 4 x 4 blocks (on CPUs, 2 x 4)");
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
-  /// The same kernel compiled for op(A) = A and op(B) = B (kOpsNN): the panels' layouts are then
-  /// known at compile time, and the selects between them leave the K loop. Otherwise the ops are
-  /// read at run time.
-  using WithOpsNN = RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_ops_nn>;
-  /// The same kernel compiled for launches that do not split K (kWholeK): each team's range is
-  /// all of K, so no register holds its bounds. (Float 128x128x16/8x8 op TN, at its 128 registers,
-  /// spilled with the split's bounds and ran 9% slower: perf/LOG.md v16.)
-  using WithWholeK = RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_whole_k>;
   using OpN = OpView<typename Operands::const_matrix, 0>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
@@ -204,12 +196,6 @@ struct RegisterTiledGemm {
   static constexpr int kWidth = kPairs ? 2 : 1;  // scalars a load of a share
   using Item = Vec<Scalar, kWidth>;
   static constexpr int kItemsA = kShareA / kWidth, kItemsB = kShareB / kWidth;
-  /// The same kernel reading its shares in pairs, where it has shares of whole pairs (itself
-  /// otherwise: float's tiles, tiles read at run time).
-  using WithPairs =
-      std::conditional_t<kPairsFit,
-                         RegisterTiledGemm<ExecSpace, Scalar, Layout, typename Variant::with_pairs>,
-                         RegisterTiledGemm>;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed

@@ -14,15 +14,25 @@
 
 namespace tilemm::kernels {
 
+/// A list of types: a table of kernels.
+template <class... T>
+struct TypeList {};
+/// Whether f(T{}) returns true for one of the list's types, tried in order until one does.
+template <class... T, class F>
+bool any_of_types(TypeList<T...>, F&& f) {
+  return (f(T{}) || ...);
+}
+
 /// The launch of the register-tiled kernel: its defaults per backend and precision, its limits,
 /// and the thread tiles (TM x TN) compiled in.
 template <class ExecSpace, class Scalar, class Layout>
 struct RegisterTiled {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
 
-  template <int TM, int TN, Schedule S, class Shape = RuntimeShape>
-  using Kernel =
-      RegisterTiledGemm<ExecSpace, Scalar, Layout, RegisterTiledVariant<TM, TN, S, Shape>>;
+  template <class Variant>
+  using KernelOf = RegisterTiledGemm<ExecSpace, Scalar, Layout, Variant>;
+  template <int TM, int TN, Schedule S>
+  using Kernel = KernelOf<RegisterTiledVariant<TM, TN, S>>;
 
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   /// The CPU's own thread tiles, rows of two vector registers (host_vector.hpp: 12x16 and 12x32
@@ -58,63 +68,77 @@ struct RegisterTiled {
                                                         "registers)")));
     }
   }
-  /// Calls f(kernel) with the kernel compiled for tile t when t is one of the GPU tiles compiled
-  /// in (the defaults and their neighbours in inputs/tune-register-tiled.yaml) and its offsets
-  /// fit the operands' leading dimension `leading` (offsets_fit; 0 while planning, where either
-  /// kernel takes the same launch); returns whether.
-  /// LayoutRight's op NN (`ops_nn`) runs the kernel compiled for it (WithOpsNN); other ops and
-  /// LayoutLeft read the ops at run time: compiled for them, float 128x128x16/8x8 spilled at its
-  /// 128 registers (ptxas report: LayoutRight NT 240 bytes, TT 304, LayoutLeft NN 308).
-  /// A launch that does not split K (`whole_k`) runs the kernel compiled for that (WithWholeK).
-  /// Operands whose shares may be read in pairs (`pairs`: pairs_fit) run the kernel compiled for
-  /// that (WithPairs; double's tiles), others the one that reads a scalar at a time.
-  static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
+  /// The tiles a GPU build compiles in, each with its team tile fixed: the defaults and their
+  /// neighbours in inputs/tune-register-tiled.yaml.
+  using CompiledTiles =
+      TypeList<RegisterTiledVariant<8, 8, Schedule::pipelined, TileShape<128, 128, 16>>,
+               RegisterTiledVariant<8, 8, Schedule::pipelined, TileShape<128, 128, 8>>,
+               RegisterTiledVariant<8, 8, Schedule::pipelined, TileShape<128, 64, 8>>,
+               RegisterTiledVariant<8, 8, Schedule::pipelined, TileShape<64, 128, 8>>,
+               RegisterTiledVariant<8, 8, Schedule::pipelined, TileShape<64, 64, 8>>,
+               RegisterTiledVariant<4, 8, Schedule::pipelined, TileShape<64, 128, 8>>,
+               RegisterTiledVariant<4, 4, Schedule::pipelined, TileShape<64, 64, 16>>,
+               RegisterTiledVariant<4, 4, Schedule::pipelined, TileShape<32, 32, 8>>>;
+  /// Calls f(kernel) with the kernel compiled for tile t when t is one of CompiledTiles and its
+  /// offsets fit the operands' leading dimension `leading` (offsets_fit; 0 while planning, where
+  /// every form of a tile takes the same launch); returns whether.
   template <class F>
   static bool with_fixed_tile(const Tiling& t, bool ops_nn, bool whole_k, bool pairs, int leading,
                               F&& f) {
     if constexpr (kCpu) {
       return false;
     } else {
-      bool found = false;
-      const auto offer = [&](auto kernel) {
-        using General = decltype(kernel);
-        if (found || !(t == General::fixed_tile()) || !General::offsets_fit(leading)) return;
-        found = true;
-        const auto for_pairs = [&](auto chosen) {  // compiled for pairs, or scalars
-          using Chosen = decltype(chosen);
-          return pairs ? f(typename Chosen::WithPairs{}) : f(chosen);
-        };
-        const auto for_k = [&](auto chosen) {  // compiled for whole K, or with the ranges
-          using Chosen = decltype(chosen);
-          return whole_k ? for_pairs(typename Chosen::WithWholeK{}) : for_pairs(chosen);
-        };
-        if constexpr (kCompiledOps) {
-          if (ops_nn) return for_k(typename General::WithOpsNN{});
-        }
-        for_k(kernel);
-      };
-      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 128, 16>>{});
-      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 128, 8>>{});
-      offer(Kernel<8, 8, Schedule::pipelined, TileShape<128, 64, 8>>{});
-      offer(Kernel<8, 8, Schedule::pipelined, TileShape<64, 128, 8>>{});
-      offer(Kernel<8, 8, Schedule::pipelined, TileShape<64, 64, 8>>{});
-      offer(Kernel<4, 8, Schedule::pipelined, TileShape<64, 128, 8>>{});
-      offer(Kernel<4, 4, Schedule::pipelined, TileShape<64, 64, 16>>{});
-      offer(Kernel<4, 4, Schedule::pipelined, TileShape<32, 32, 8>>{});
-      return found;
+      return any_of_types(CompiledTiles{}, [&](auto variant) {
+        using V = decltype(variant);
+        if (!(t == KernelOf<V>::fixed_tile()) || !KernelOf<V>::offsets_fit(leading)) return false;
+        with_flags<V>(ops_nn, whole_k, pairs, f);
+        return true;
+      });
     }
   }
-  /// The resident schedule when the team has one thread per thread tile and the tile is compiled in
-  /// or each thread can stage its share of the panels in registers (shares_fit); the shared
-  /// schedule otherwise.
+  /// The form of compiled-in tile V for what the launch knows of its operands, where that form is
+  /// compiled: op NN (`ops_nn`) in LayoutRight alone; K not split (`whole_k`); shares read in
+  /// pairs (`pairs`: pairs_fit) where the tile has shares of whole pairs (double's tiles). A flag
+  /// without a form of its own leaves the kernel as it is. (Other ops, and LayoutLeft, read the
+  /// ops at run time: compiled for them, float 128x128x16/8x8 spills at its 128 registers.)
+  static constexpr bool kCompiledOps = std::is_same_v<Layout, Kokkos::LayoutRight>;
+  template <class V, bool kOpsNN, bool kWholeK, bool kPairs>
+  using Form = KernelOf<
+      RegisterTiledVariant<V::tm, V::tn, V::schedule, typename V::shape, kOpsNN && kCompiledOps,
+                           kWholeK, kPairs && KernelOf<V>::kPairsFit>>;
+  template <class V, class F>
+  static void with_flags(bool ops_nn, bool whole_k, bool pairs, F&& f) {
+    switch (4 * ops_nn + 2 * whole_k + pairs) {
+      case 0:
+        return f(Form<V, false, false, false>{});
+      case 1:
+        return f(Form<V, false, false, true>{});
+      case 2:
+        return f(Form<V, false, true, false>{});
+      case 3:
+        return f(Form<V, false, true, true>{});
+      case 4:
+        return f(Form<V, true, false, false>{});
+      case 5:
+        return f(Form<V, true, false, true>{});
+      case 6:
+        return f(Form<V, true, true, false>{});
+      default:
+        return f(Form<V, true, true, true>{});
+    }
+  }
+  /// Calls f(kernel) with the kernel a launch runs: with a thread per thread tile, the tile's own
+  /// kernel if it is compiled in (with_fixed_tile), else the pipelined schedule with its tile read
+  /// at run time if each thread can stage its share of the panels in registers (shares_fit); the
+  /// shared schedule otherwise.
   template <class F>
   static void with_kernel(const LaunchConfig& cfg, bool ops_nn, bool pairs, int leading, F&& f) {
-    using Resident = Kernel<4, 4, Schedule::pipelined>;
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
       if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, pairs, leading, f)) return;
-      if (Resident::shares_fit(t.bm, t.bn, t.bk, cfg.team_size))
+      if (Kernel<4, 4, Schedule::pipelined>::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
         return with_schedule<Schedule::pipelined>(t, f);
+      }
     }
     with_schedule<Schedule::shared>(t, f);
   }
@@ -146,41 +170,38 @@ struct RegisterTiled {
            double(e.n);
   }
 
+  /// The default tile's candidates, largest first, per backend and precision: the fastest tiles
+  /// of the sweeps that perf/README.md reports. On a GPU, tiles compiled in (with_fixed_tile), a
+  /// thread per thread tile. In double, 128x128x8/8x8 runs one team of 256 threads a
+  /// multiprocessor, which loads its first panels and stores its tile of C alone, and 64x128x8/8x8
+  /// two, which overlap those: the first is the faster from K = 1024 on. On a CPU, a team of one
+  /// thread, its thread tiles rows of two vector registers where the compiler has vector types
+  /// (host_vector.hpp), else one 64-byte vector wide.
+  static std::vector<Tiling> default_candidates(const Extents& e) {
+    constexpr bool single = sizeof(Scalar) == 4;
+    constexpr int rows = kCpuTileRows, cols = single ? kCpuColsFloat : kCpuColsDouble;
+    if (!kCpu && single) return {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    if (!kCpu && e.k >= 1024) {
+      return {{128, 128, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    }
+    if (!kCpu) return {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    if (kHostVectors && single) {
+      return {{192, 256, 256, rows, cols}, {96, 128, 256, rows, cols}, {48, 64, 256, rows, cols}};
+    }
+    if (kHostVectors) {
+      return {{192, 256, 128, rows, cols}, {96, 128, 128, rows, cols}, {48, 64, 128, rows, cols}};
+    }
+    if (single) return {{128, 256, 256, 8, 16}, {64, 64, 256, 8, 16}, {32, 32, 256, 8, 16}};
+    return {{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
+  }
   /// The default tile: the largest of the backend's candidates that still gives every processor
   /// a tile of C. When only the smallest does, and K is long enough to split, the largest of the
   /// split candidates that covers C with at most a quarter of its area outside, its teams made by
   /// splitting K (default_split): the smallest tiles have the fewest multiply-adds per load. No
   /// deeper than K rounded up to 8.
-  /// GPU: 8x8 thread tiles, one thread each (resident), tiles compiled in (with_fixed_tile), the
-  /// best of the sweep in perf/LOG.md. CPU: a team of one thread (shared schedule); with vector
-  /// types (host_vector.hpp), rows of two vector registers (12x32 float, 12x16 double with
-  /// AVX-512; 6x16, 6x8 with AVX2) and
-  /// the best of the 2-core machine's sweep (perf/LOG.md v8); without them, thread tiles one
-  /// 64-byte vector wide (v5).
   static Tiling default_tile(const Extents& e) {
     constexpr bool cpu = kCpu;
-    // Double 128x128x8/8x8 runs one team of 256 threads a multiprocessor, which loads its first
-    // panels and stores its tile of C alone; 64x128x8/8x8 runs two teams, which overlap those.
-    // 128x128 is the faster from K = 1024 on, 64x128 below (perf/LOG.md v11, v14).
-    std::vector<Tiling> gpu_double = {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
-    if (e.k >= 1024) gpu_double.insert(gpu_double.begin(), Tiling{128, 128, 8, 8, 8});
-    const std::vector<Tiling> candidates =
-        !cpu           ? (sizeof(Scalar) == 4 ? std::vector<Tiling>{{128, 128, 16, 8, 8},
-                                                                    {64, 64, 16, 4, 4},
-                                                                    {32, 32, 8, 4, 4}}
-                                              : gpu_double)
-        : kHostVectors ? (sizeof(Scalar) == 4
-                              ? std::vector<Tiling>{{192, 256, 256, kCpuTileRows, kCpuColsFloat},
-                                                    {96, 128, 256, kCpuTileRows, kCpuColsFloat},
-                                                    {48, 64, 256, kCpuTileRows, kCpuColsFloat}}
-                              : std::vector<Tiling>{{192, 256, 128, kCpuTileRows, kCpuColsDouble},
-                                                    {96, 128, 128, kCpuTileRows, kCpuColsDouble},
-                                                    {48, 64, 128, kCpuTileRows, kCpuColsDouble}})
-        : sizeof(Scalar) == 4
-            ? std::vector<Tiling>{{128, 256, 256, 8, 16},
-                                  {64, 64, 256, 8, 16},
-                                  {32, 32, 256, 8, 16}}
-            : std::vector<Tiling>{{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
+    const std::vector<Tiling> candidates = default_candidates(e);
     Tiling chosen = candidates.back();
     for (const Tiling& t : candidates) {
       // On a CPU of few threads the largest tile passes the first test for any C, and its teams
