@@ -57,6 +57,7 @@
 
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/host_vector.hpp"
+#include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -253,40 +254,6 @@ struct RegisterTiledGemm {
            ceil_div(std::int64_t(bk) * bn, team) <= kRuntimeStage;
   }
 
-  /// Runs tile_count tiles of C from tile_begin in the tile order (tile_of), K split as cfg says.
-  /// `partials`: cfg.partial_elements scalars of the backend's memory, for a split K.
-  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials, int tile_begin,
-                  int tile_count) {
-    const Tiling& t = cfg.tile;
-    RegisterTiledGemm kernel{g,
-                             t.bm,
-                             t.bn,
-                             t.bk,
-                             ceil_div(g.m(), t.bm),
-                             ceil_div(g.n(), t.bn),
-                             cfg.scratch_level,
-                             g.a.runs_aligned(4),
-                             g.b.runs_aligned(4),
-                             cfg.split_k,
-                             split_length(g.k(), t.bk, cfg.split_k),
-                             partials,
-                             tile_begin,
-                             tile_count};
-    Policy policy(tile_count * cfg.split_k, cfg.team_size, cfg.vector_length);
-    Kokkos::parallel_for(
-        "tilemm::register_tiled",
-        policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), kernel);
-    if (cfg.split_k > 1) kernel.sum_splits();
-  }
-
-  /// The length of each of `splits` ranges of K: whole K blocks, as even as they divide.
-  static int split_length(int K, int bk, int splits) {
-    return splits > 1 ? ceil_div(ceil_div(K, bk), splits) * bk : K;
-  }
-  /// The scalars of partials a split of `splits` ranges over `tiles` tiles of bm x bn takes.
-  static std::size_t partial_size(int bm, int bn, std::int64_t tiles, int splits) {
-    return std::size_t(splits) * std::size_t(tiles) * std::size_t(bm) * std::size_t(bn);
-  }
   /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
   /// (its place from tile_begin): a bm x bn tile in C's layout, a range's tiles one after another.
   KOKKOS_INLINE_FUNCTION std::size_t partial_index(int split, int local, int r, int c) const {
@@ -330,96 +297,9 @@ struct RegisterTiledGemm {
     tile_n = in_band / band_rows;
   }
 
-  /// A thread's walk over the items of a panel (`lines` lines of `per_line` items each, an item
-  /// `width` scalars long) in the order of memory: items r, r + team, r + 2 team, ... for thread
-  /// r, so that neighbouring threads read neighbouring addresses. It advances by additions alone:
-  /// a division per item would cost as much as the multiply-adds the item feeds.
-  struct Walk {
-    int lines, per_line, width, step_lines, step_items, line, item;
-    KOKKOS_INLINE_FUNCTION Walk(int rank, int team, int lines_, int per_line_, int width_)
-        : lines(lines_),
-          per_line(per_line_),
-          width(width_),
-          step_lines(team / per_line_),
-          step_items(team % per_line_),
-          line(rank / per_line_),
-          item(rank % per_line_) {}
-    KOKKOS_INLINE_FUNCTION bool more() const { return line < lines; }
-    KOKKOS_INLINE_FUNCTION int pos() const { return item * width; }
-    KOKKOS_INLINE_FUNCTION void next() {
-      line += step_lines;
-      item += step_items;
-      if (item >= per_line) {
-        item -= per_line;
-        ++line;
-      }
-    }
-  };
-
-  /// A panel = op(X)[row0 : row0+rows, col0 : col0+cols], copied to scratch at `dst` with rows of
-  /// length `ld`, transposed when `transpose` (the A panel, so that a column of it is contiguous).
-  /// It is read as `lines` lines of `length` neighbours in X's memory (rows of op(X) when X is
-  /// contiguous along them, its columns otherwise); the distances that a line and a position
-  /// within it make in scratch are worked out once, not for each element.
-  struct Panel {
-    Scalar* dst;
-    int row0, col0, rows, cols;
-    bool along_cols;        // op(X) contiguous along its rows
-    int lines, length;      // in X's memory order
-    int dst_line, dst_pos;  // scratch distances: between lines, between neighbours in a line
-
-    KOKKOS_INLINE_FUNCTION Panel(Scalar* dst_, int ld, bool transpose, int row0_, int col0_,
-                                 int rows_, int cols_, bool along_cols_)
-        : dst(dst_),
-          row0(row0_),
-          col0(col0_),
-          rows(rows_),
-          cols(cols_),
-          along_cols(along_cols_),
-          lines(along_cols_ ? rows_ : cols_),
-          length(along_cols_ ? cols_ : rows_),
-          dst_line(transpose != along_cols_ ? ld : 1),
-          dst_pos(transpose != along_cols_ ? 1 : ld) {}
-
-    KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
-      return dst[line * dst_line + pos * dst_pos];
-    }
-    /// This thread's walk over the panel, in items of `width` neighbours. Its start divides by
-    /// run-time extents (the compiler merges the two arms into one division even for a fixed
-    /// tile), so a walk used every K block is made once, before the K loop.
-    KOKKOS_INLINE_FUNCTION Walk walk(int rank, int team, int width) const {
-      // (A panel shorter than `width` gets one item a line: a walk that fetch() does not use.)
-      return along_cols ? Walk(rank, team, rows, cols < width ? 1 : cols / width, width)
-                        : Walk(rank, team, cols, rows < width ? 1 : rows / width, width);
-    }
-    /// Whether neighbours along a line are neighbours in scratch too.
-    KOKKOS_INLINE_FUNCTION bool dst_along_lines() const { return dst_pos == 1; }
-    template <class Op>
-    KOKKOS_INLINE_FUNCTION bool inside(const Op& x) const {
-      return row0 + rows <= x.rows() && col0 + cols <= x.cols();
-    }
-    /// Element (line, pos) of the panel, zero outside op(X).
-    template <class Op>
-    KOKKOS_INLINE_FUNCTION Scalar value(const Op& x, int line, int pos) const {
-      const int i = row0 + (along_cols ? line : pos), j = col0 + (along_cols ? pos : line);
-      return (i < x.rows() && j < x.cols()) ? x(i, j) : Scalar(0);
-    }
-    KOKKOS_INLINE_FUNCTION void put_quad(int line, int pos, const Quad<Scalar>& q) const {
-      if (dst_along_lines()) {  // a strip a store: scratch rows are aligned to strips (kPad)
-        using Strip = Vec<Scalar, kStrip>;
-        TILEMM_UNROLL
-        for (int i = 0; i < 4; i += kStrip) {
-          Strip strip;
-          TILEMM_UNROLL
-          for (int j = 0; j < kStrip; ++j) strip.v[j] = q.v[i + j];
-          *reinterpret_cast<Strip*>(&at(line, pos + i)) = strip;
-        }
-      } else {
-        TILEMM_UNROLL
-        for (int i = 0; i < 4; ++i) at(line, pos + i) = q.v[i];
-      }
-    }
-  };
+  /// A team's panels in scratch, and a thread's walk over one (register_tiled_panel.hpp).
+  using Panel = ScratchPanel<Scalar>;
+  using Walk = PanelWalk;
 
   /// op(X) as this kernel reads it: with the op fixed at compile time, or `x` itself (a
   /// reference, not a copy).
@@ -492,6 +372,24 @@ struct RegisterTiledGemm {
     return quads;
   }
 
+  /// Quad q into panel p at (line, pos): a strip a store where neighbours along a line are
+  /// neighbours in scratch too (scratch rows are aligned to strips: kPad), else a scalar a store.
+  KOKKOS_INLINE_FUNCTION static void put_quad(const Panel& p, int line, int pos,
+                                              const Quad<Scalar>& q) {
+    if (p.dst_along_lines()) {
+      using Strip = Vec<Scalar, kStrip>;
+      TILEMM_UNROLL
+      for (int i = 0; i < 4; i += kStrip) {
+        Strip strip;
+        TILEMM_UNROLL
+        for (int j = 0; j < kStrip; ++j) strip.v[j] = q.v[i + j];
+        *reinterpret_cast<Strip*>(&p.at(line, pos + i)) = strip;
+      }
+    } else {
+      TILEMM_UNROLL
+      for (int i = 0; i < 4; ++i) p.at(line, pos + i) = q.v[i];
+    }
+  }
   /// ... and from registers to scratch, by the same walk. (v2 made every element's walk before
   /// the K loop; the compiler then kept each position in registers for the whole loop: 128 -> 228
   /// registers a thread for float 8x8. A quad walk's start is two numbers.)
@@ -508,7 +406,7 @@ struct RegisterTiledGemm {
           Quad<Scalar> q;
           TILEMM_UNROLL
           for (int i = 0; i < 4; ++i) q.v[i] = stage[4 * s + i];
-          p.put_quad(w.line, w.pos(), q);
+          put_quad(p, w.line, w.pos(), q);
         }
       }
     } else {

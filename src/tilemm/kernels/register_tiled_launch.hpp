@@ -307,6 +307,14 @@ struct RegisterTiled {
     const std::int64_t blocks = ceil_div(K, bk), per_split = ceil_div(blocks, requested);
     return ceil_div(blocks, per_split);
   }
+  /// The length of each of `splits` ranges of K: whole K blocks, as even as they divide.
+  static int split_length(int K, int bk, int splits) {
+    return splits > 1 ? ceil_div(ceil_div(K, bk), splits) * bk : K;
+  }
+  /// The scalars of partials a split of `splits` ranges over `tiles` tiles of bm x bn takes.
+  static std::size_t partial_size(int bm, int bn, std::int64_t tiles, int splits) {
+    return std::size_t(splits) * std::size_t(tiles) * std::size_t(bm) * std::size_t(bn);
+  }
 
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
     LaunchConfig cfg;
@@ -339,8 +347,7 @@ struct RegisterTiled {
                                        std::to_string(std::numeric_limits<int>::max()) + ")");
     }
     if (cfg.split_k > 1) {
-      cfg.partial_elements =
-          Kernel<4, 4, Schedule::pipelined>::partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
+      cfg.partial_elements = partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
     }
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
@@ -380,6 +387,33 @@ struct RegisterTiled {
            g.b.runs_aligned(2);
   }
 
+  /// Runs tile_count tiles of C from tile_begin in the tile order (tile_of) with kernel type
+  /// Kernel, K split as cfg says. `partials`: cfg.partial_elements scalars of the backend's memory,
+  /// for a split K.
+  template <class Kernel>
+  static void run_kernel(const Operands& g, const LaunchConfig& cfg, Scalar* partials,
+                         int tile_begin, int tile_count) {
+    const Tiling& t = cfg.tile;
+    Kernel kernel{g,
+                  t.bm,
+                  t.bn,
+                  t.bk,
+                  ceil_div(g.m(), t.bm),
+                  ceil_div(g.n(), t.bn),
+                  cfg.scratch_level,
+                  g.a.runs_aligned(4),
+                  g.b.runs_aligned(4),
+                  cfg.split_k,
+                  split_length(g.k(), t.bk, cfg.split_k),
+                  partials,
+                  tile_begin,
+                  tile_count};
+    typename Kernel::Policy policy(tile_count * cfg.split_k, cfg.team_size, cfg.vector_length);
+    Kokkos::parallel_for(
+        "tilemm::register_tiled",
+        policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), kernel);
+    if (cfg.split_k > 1) kernel.sum_splits();
+  }
   /// The tiles before the split ones run whole K in a launch of their own (kernels compiled for
   /// that), then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
@@ -390,12 +424,12 @@ struct RegisterTiled {
     if (split_tiles < tiles) {
       const LaunchConfig whole = whole_k(cfg);
       with_kernel(whole, ops_nn, pairs, leading, [&](auto kernel) {
-        decltype(kernel)::run(g, whole, nullptr, 0, tiles - split_tiles);
+        run_kernel<decltype(kernel)>(g, whole, nullptr, 0, tiles - split_tiles);
       });
     }
     if (split_tiles > 0) {
       with_kernel(cfg, ops_nn, pairs, leading, [&](auto kernel) {
-        decltype(kernel)::run(g, cfg, partials, tiles - split_tiles, split_tiles);
+        run_kernel<decltype(kernel)>(g, cfg, partials, tiles - split_tiles, split_tiles);
       });
     }
   }
