@@ -259,7 +259,7 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
                         : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8",
                                                    "24x40x5/4x4",  "16x24x6/4x8", "4x4x2/4x4",
-                                                   "4x8x2/4x4"};  // the last two: resident
+                                                   "4x8x2/4x4"};  // the last two: pipelined
   if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
     // the CPU's own (12x32 and 12x16 with AVX-512, 6x16 and 6x8 with AVX2)
     tiles.insert(tiles.end(), {"24x64x20/" + std::to_string(kernels::kCpuTileRows) + "x" +
@@ -300,7 +300,7 @@ INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
 
 // The tiles a GPU build compiles with fixed extents (register_tiled_launch.hpp, with_fixed_tile;
 // LayoutRight's op NN runs a kernel compiled for it, the rest the one that reads the ops at run
-// time), with the backend's team size: on a GPU the resident schedule with 16-byte loads where a
+// time), with the backend's team size: on a GPU the pipelined schedule with 16-byte loads where a
 // panel lies inside the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68:
 // interior, edge and partial-K panels), scalar loads otherwise (257 x 130 x 33); K shorter than
 // one K block (67 x 140 x 5) and K whole K blocks (130 x 129 x 16).
@@ -401,8 +401,9 @@ TEST(RegisterTiledFixedTiles, PairsOnlyForEvenExtentsOn16Bytes) {
   const Tiling tile{128, 128, 8, 8, 8};
   for (const bool pairs : {false, true}) {
     int width = 0;
-    const bool compiled = Launch::with_fixed_tile(
-        tile, true, true, pairs, 64, [&](auto kernel) { width = decltype(kernel)::kWidth; });
+    const bool compiled = Launch::with_fixed_tile(tile, true, true, pairs, 64, [&](auto kernel) {
+      width = decltype(kernel)::Shares::kWidth;
+    });
     EXPECT_EQ(compiled, !kernels::runs_on_cpu<TestSpace>());
     if (compiled) EXPECT_EQ(width, pairs ? 2 : 1) << "pairs " << pairs;
   }
@@ -410,8 +411,8 @@ TEST(RegisterTiledFixedTiles, PairsOnlyForEvenExtentsOn16Bytes) {
 
 // A compiled-in double tile addresses its shares of a panel by 32-bit offsets, so it runs only
 // where a panel's lines times the leading dimension fit an int; past that the launch takes the
-// kernel with the tile read at run time (register_tiled.hpp, offsets_fit). Float's tiles have no
-// such offsets.
+// kernel with the tile read at run time (register_tiled_shares.hpp, offsets_fit). Float's tiles
+// have no such offsets.
 TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
   using kernels::Schedule;
   using Double128 = kernels::RegisterTiledGemm<
@@ -421,9 +422,9 @@ TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
       TestSpace, float, Kokkos::LayoutRight,
       kernels::RegisterTiledVariant<8, 8, Schedule::pipelined, kernels::TileShape<128, 128, 16>>>;
   const int largest = std::numeric_limits<int>::max() / 128;  // 16777215
-  EXPECT_TRUE(Double128::offsets_fit(largest));
-  EXPECT_FALSE(Double128::offsets_fit(largest + 1));
-  EXPECT_TRUE(Float128::offsets_fit(std::numeric_limits<int>::max()));
+  EXPECT_TRUE(Double128::Shares::offsets_fit(largest));
+  EXPECT_FALSE(Double128::Shares::offsets_fit(largest + 1));
+  EXPECT_TRUE(Float128::Shares::offsets_fit(std::numeric_limits<int>::max()));
 }
 
 // The CPU's default tiles (a team of one thread, rows of vector registers where the compiler has
@@ -483,7 +484,7 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
             kernels::runs_on_cpu<TestSpace>());
 }
 
-// A split K: the tiles a GPU compiles in and tiles read at run time (resident and shared
+// A split K: the tiles a GPU compiles in and tiles read at run time (pipelined and shared
 // schedules), split into ranges of whole K blocks that leave the last one short (K = 300 in 8-deep
 // blocks: 38 blocks, in 3 ranges 13 + 13 + 12, in 7 ranges 6 x 6 + 2), in more ranges than K has
 // blocks (4099 deep in 4 ranges of 32x32x8's 513 blocks; K = 5, one block: no split), with beta

@@ -90,7 +90,8 @@ struct RegisterTiled {
     } else {
       return any_of_types(CompiledTiles{}, [&](auto variant) {
         using V = decltype(variant);
-        if (!(t == KernelOf<V>::fixed_tile()) || !KernelOf<V>::offsets_fit(leading)) return false;
+        if (!(t == KernelOf<V>::fixed_tile()) || !KernelOf<V>::Shares::offsets_fit(leading))
+          return false;
         with_flags<V>(ops_nn, whole_k, pairs, f);
         return true;
       });
@@ -105,7 +106,7 @@ struct RegisterTiled {
   template <class V, bool kOpsNN, bool kWholeK, bool kPairs>
   using Form = KernelOf<
       RegisterTiledVariant<V::tm, V::tn, V::schedule, typename V::shape, kOpsNN && kCompiledOps,
-                           kWholeK, kPairs && KernelOf<V>::kPairsFit>>;
+                           kWholeK, kPairs && KernelOf<V>::Shares::kPairsFit>>;
   template <class V, class F>
   static void with_flags(bool ops_nn, bool whole_k, bool pairs, F&& f) {
     switch (4 * ops_nn + 2 * whole_k + pairs) {
@@ -136,7 +137,7 @@ struct RegisterTiled {
     const Tiling& t = cfg.tile;
     if (cfg.team_size == (t.bm / t.tm) * (t.bn / t.tn)) {
       if (with_fixed_tile(t, ops_nn, cfg.split_k == 1, pairs, leading, f)) return;
-      if (Kernel<4, 4, Schedule::pipelined>::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
+      if (Kernel<4, 4, Schedule::pipelined>::Gpu::shares_fit(t.bm, t.bn, t.bk, cfg.team_size)) {
         return with_schedule<Schedule::pipelined>(t, f);
       }
     }
