@@ -1,14 +1,20 @@
 #include "tilemm/context.hpp"
 
 #include <openssl/evp.h>
+#include <sched.h>
 
 #include <array>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include <Kokkos_Core.hpp>
+#if __has_include(<KokkosKernels_PrintConfiguration.hpp>)  // Kokkos Kernels 4.x
+#include <KokkosKernels_PrintConfiguration.hpp>
+#define TILEMM_HAS_KOKKOSKERNELS_CONFIGURATION 1
+#endif
 
 #include "tilemm/backends.hpp"
 #include "tilemm/build_info.hpp"  // generated at configure time
@@ -22,6 +28,48 @@ std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
          "." + std::to_string(KOKKOS_VERSION % 100);
 }
+
+namespace {
+
+/// The processors this process may run on, as ranges: "0-3,8"; "" when the system does not say.
+std::string cpu_affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::string text;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    text += (text.empty() ? "" : ",") + std::to_string(cpu);
+    if (last > cpu) text += "-" + std::to_string(last);
+    cpu = last;
+  }
+  return text;
+}
+
+std::string kokkos_configuration() {
+  std::ostringstream text;
+  Kokkos::print_configuration(text, true);
+  return text.str();
+}
+
+std::string kokkos_kernels_configuration() {
+#ifdef TILEMM_HAS_KOKKOSKERNELS_CONFIGURATION
+  std::ostringstream text;
+  KokkosKernels::print_configuration(text);
+  return text.str();
+#else
+  return "";
+#endif
+}
+
+std::string environment_value(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
 
 std::string sha256_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -64,17 +112,24 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
   for (auto& fact : vendor_library::describe(backend == "cuda"))
     c.backend.details.push_back(std::move(fact));
   for (auto& fact : telemetry_facts(backend)) c.backend.details.push_back(std::move(fact));
+  c.host_threads = c.backend.memory_kind == "host memory"
+                       ? c.backend.concurrency
+                       : Kokkos::DefaultHostExecutionSpace().concurrency();
+  c.kokkos_configuration = kokkos_configuration();
+  c.kokkos_kernels_configuration = kokkos_kernels_configuration();
   c.compiler = TILEMM_COMPILER;
   c.build_type = TILEMM_BUILD_TYPE;
   for (const char* name :
        {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_DYNAMIC",
         "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
         "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS", "TILEMM_GPU_TELEMETRY"}) {
-    const char* value = std::getenv(name);
-    c.environment.emplace_back(name, value ? value : "");
+    c.environment.emplace_back(name, environment_value(name));
   }
   c.utc_time = system_info::utc_now();
   c.hostname = system_info::hostname();
+  c.cpu_affinity = cpu_affinity();
+  c.slurm_job_id = environment_value("SLURM_JOB_ID");
+  if (!c.slurm_job_id.empty()) c.slurm_job_nodelist = environment_value("SLURM_JOB_NODELIST");
   c.command_line = command_line;
   for (const auto& file : spec_files) c.inputs.push_back({file, sha256_of_file(file)});
   return c;

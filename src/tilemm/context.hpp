@@ -19,10 +19,16 @@ struct RunContext {
   std::string kokkos_version, kokkos_kernels_version, kokkos_arch;
   std::vector<std::string> kokkos_backends;  // every backend this build has
   BackendInfo backend;                       // the one used
+  // The host's threads: the backend's on a CPU, the host execution space's beside a GPU.
+  int host_threads = 0;
+  std::string kokkos_configuration;          // Kokkos::print_configuration, in detail
+  std::string kokkos_kernels_configuration;  // Kokkos Kernels' own (4.x); "" where it has none
   std::string compiler, build_type;
   std::vector<std::pair<std::string, std::string>>
       environment;  // OMP_*, KOKKOS_*, CUDA_VISIBLE_DEVICES
   std::string utc_time, hostname;
+  std::string cpu_affinity;                      // the processors this process may run on: "0-3,8"
+  std::string slurm_job_id, slurm_job_nodelist;  // under Slurm; "" outside it
   std::vector<std::string> command_line;
   std::vector<InputFile> inputs;
 };

@@ -116,7 +116,8 @@ const std::vector<std::string>& result_columns() {
       "time_mean_s",  "gflops",       "gflops_best",  "error",        "tolerance",
       "verdict",      "seed",         "data",         "c_out",        "spec",
       "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
-      "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown"};
+      "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown", "time_stddev_s",
+      "noisy",        "threads",      "kokkos_version", "git_hash"};
   // clang-format on
   return columns;
 }
@@ -183,6 +184,15 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["gpu_power_w"] = gpu(&GpuTelemetry::power_w);
   row["gpu_power_capped"] = gpu(&GpuTelemetry::power_capped);
   row["gpu_slowdown"] = gpu(&GpuTelemetry::slowdown);
+  // Columns added later go last, so that scripts reading columns by position keep working.
+  row["time_stddev_s"] = r.time.stddev;
+  row["noisy"] = r.time.noisy();
+  // What tells apart the runs of a study (a thread-scaling one, a Kokkos upgrade) row by row.
+  row["threads"] = context.host_threads;
+  row["kokkos_version"] = context.kokkos_version;
+  row["git_hash"] = context.git_hash;
+  // In the JSON only (a CSV row holds no list): every timed run, in run order.
+  row["times_s"] = r.time.times;
   keep_utf8(row);
   return row;
 }
@@ -197,6 +207,7 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   j["kokkos_backends"] = c.kokkos_backends;
   j["backend"] = c.backend.name;
   j["concurrency"] = c.backend.concurrency;
+  j["host_threads"] = c.host_threads;
   j["device"] = c.backend.device;
   j["memory_kind"] = c.backend.memory_kind;
   j["memory_bytes"] = c.backend.memory_total;
@@ -208,6 +219,10 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   j["environment"] = env;
   j["utc_time"] = c.utc_time;
   j["hostname"] = c.hostname;
+  j["cpu_affinity"] = c.cpu_affinity;
+  if (!c.slurm_job_id.empty()) {
+    j["slurm"] = {{"job_id", c.slurm_job_id}, {"job_nodelist", c.slurm_job_nodelist}};
+  }
   j["command_line"] = c.command_line;
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& input : c.inputs)
@@ -216,6 +231,10 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   j["validation"] =
       "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0|) against a "
       "double-precision KokkosBlas::gemm R; pass when error <= (k + 2) * eps(precision)";
+  j["kokkos_configuration"] = c.kokkos_configuration;
+  if (!c.kokkos_kernels_configuration.empty()) {
+    j["kokkos_kernels_configuration"] = c.kokkos_kernels_configuration;
+  }
   keep_utf8(j);
   return j;
 }
@@ -253,13 +272,16 @@ void Table::row(const Result& r) {
   const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
   const std::string launched = launch_text(r.launch, p);
   const std::string tile = launched.empty() ? "-" : launched;
+  // A noisy timing (TimeStats::noisy) is marked beside the verdict.
+  const std::string check =
+      std::string(r.passed ? "PASS" : "FAIL") + (r.time.noisy() ? " noisy" : "");
   std::snprintf(
       line, sizeof(line),
       "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",
       p.origin.name.c_str(), r.kernel.c_str(), r.backend.c_str(), static_cast<long long>(p.m),
       static_cast<long long>(p.n), static_cast<long long>(p.k), to_string(p.precision).c_str(),
       to_string(p.layout).c_str(), op.c_str(), tile.c_str(), r.time.median * 1e3, r.gflops, r.error,
-      r.tolerance, r.passed ? "PASS" : "FAIL");
+      r.tolerance, check.c_str());
   out_ << line << std::flush;
 }
 

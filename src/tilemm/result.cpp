@@ -1,6 +1,7 @@
 #include "tilemm/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace tilemm {
@@ -14,6 +15,7 @@ double median_of(std::vector<double> values) {
 
 TimeStats TimeStats::of(std::vector<double> samples) {
   TimeStats t;
+  t.times = samples;
   if (samples.empty()) return t;
   std::sort(samples.begin(), samples.end());
   const std::size_t n = samples.size();
@@ -21,7 +23,16 @@ TimeStats TimeStats::of(std::vector<double> samples) {
   t.max = samples.back();
   t.median = median_of(samples);
   t.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+  if (n > 1) {
+    double squares = 0;
+    for (double s : samples) squares += (s - t.mean) * (s - t.mean);
+    t.stddev = std::sqrt(squares / static_cast<double>(n - 1));
+  }
   return t;
+}
+
+bool TimeStats::noisy() const {
+  return static_cast<int>(times.size()) >= kNoisyMinRuns && stddev > kNoisyVariation * mean;
 }
 
 }  // namespace tilemm

@@ -13,10 +13,21 @@ namespace tilemm {
 /// The median of `values` (the mean of the middle two for an even count); 0 when there are none.
 double median_of(std::vector<double> values);
 
+/// The coefficient of variation (standard deviation / mean) above which a result's timing is noisy.
+inline constexpr double kNoisyVariation = 0.05;
+/// The fewest timed runs whose spread can call a timing noisy.
+inline constexpr int kNoisyMinRuns = 3;
+
 struct TimeStats {
   double min = 0, median = 0, max = 0, mean = 0;  // seconds
+  double stddev = 0;          // sample standard deviation (n - 1); 0 for fewer than two runs
+  std::vector<double> times;  // every timed run, in run order
 
   static TimeStats of(std::vector<double> samples);
+
+  /// Whether the spread says the timing is noisy (a loaded node, a clock that moved): at least
+  /// kNoisyMinRuns timed runs, whose standard deviation is above kNoisyVariation of their mean.
+  bool noisy() const;
 };
 
 /// What the GPU did during a result's timed runs, sampled through NVML (gpu_monitor.hpp). Under a

@@ -23,14 +23,17 @@ import sys
 
 CONTRACT = ["name", "kernel", "backend", "m", "n", "k", "precision", "layout", "trans_a",
             "trans_b", "alpha", "beta", "tile", "time_min_s", "time_median_s", "time_max_s",
-            "gflops", "error", "verdict"]
+            "gflops", "error", "verdict", "time_stddev_s", "noisy", "threads", "kokkos_version",
+            "git_hash"]
+JSON_ONLY = ["times_s"]  # result keys the CSV has no column for
 # Exit statuses that only a crash gives: abort, segmentation fault, and the status the sanitizer
 # test preset (CMakePresets.json, "asan") gives a sanitizer report.
 CRASHES = {134: "abort", 139: "segmentation fault", 86: "a sanitizer report"}
 SKIPPED = 77  # the tests' SKIP_RETURN_CODE
 CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version",
            "kokkos_backends", "backend", "concurrency", "device", "compiler", "environment",
-           "utc_time", "hostname", "inputs"]
+           "utc_time", "hostname", "inputs", "host_threads", "cpu_affinity",
+           "kokkos_configuration"]
 
 
 def context_matches(context, condition):
@@ -91,12 +94,16 @@ def check_results(json_path, csv_path, rows, verdict, backend, concurrency, stat
             fail("passing row without a time: %r" % row)
         if not row["time_min_s"] <= row["time_median_s"] <= row["time_max_s"]:
             fail("times out of order: %r" % row)
+        if len(row["times_s"]) != row["repeats"] or min(row["times_s"]) != row["time_min_s"]:
+            fail("times_s is not the timed runs: %r" % row)
+        if not (row["time_stddev_s"] >= 0 and isinstance(row["noisy"], bool)):
+            fail("no spread: %r" % row)
     if csv_path:
         with open(csv_path, newline="") as f:
             table = list(csv.DictReader(f))
         if len(table) != len(results):
             fail("CSV has %d rows, JSON %d" % (len(table), len(results)))
-        if table and list(table[0].keys()) != list(results[0].keys()):
+        if table and list(table[0].keys()) != [k for k in results[0] if k not in JSON_ONLY]:
             fail("CSV columns differ from the JSON row keys")
         for c, j in zip(table, results):
             if c["kernel"] != j["kernel"] or int(c["m"]) != j["m"] or c["verdict"] != j["verdict"]:

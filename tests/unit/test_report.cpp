@@ -67,7 +67,10 @@ TEST(Report, ContractColumnsAreAllPresent) {
   const auto row = result_row(sample_result(p), context);
   std::vector<std::string> keys;
   for (const auto& item : row.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, columns);  // JSON rows and CSV share the columns, in order
+  // JSON rows and CSV share the columns, in order; the JSON adds the raw times last.
+  std::vector<std::string> json_keys = columns;
+  json_keys.push_back("times_s");
+  EXPECT_EQ(keys, json_keys);
   EXPECT_EQ(row["tile"], "16x16x16");
   EXPECT_EQ(row["trans_a"], "T");
   EXPECT_EQ(row["verdict"], "pass");
@@ -257,6 +260,43 @@ TEST(TimeStats, MedianOfOddAndEvenCounts) {
   EXPECT_EQ(odd.max, 5);
   EXPECT_EQ(odd.mean, 3);
   EXPECT_EQ(TimeStats::of({4, 1, 3, 2}).median, 2.5);
+}
+
+TEST(TimeStats, SpreadAndRawTimes) {
+  const auto t = TimeStats::of({5, 1, 3});
+  EXPECT_DOUBLE_EQ(t.stddev, 2);                       // sample standard deviation (n - 1)
+  EXPECT_EQ(t.times, (std::vector<double>{5, 1, 3}));  // in run order
+  EXPECT_EQ(TimeStats::of({2}).stddev, 0);
+  EXPECT_EQ(TimeStats::of({}).stddev, 0);
+}
+
+// Noisy: at least 3 timed runs whose standard deviation is above 5% of their mean.
+TEST(TimeStats, NoisyRule) {
+  EXPECT_FALSE(TimeStats::of({1.0, 1.01, 0.99}).noisy());  // 1%
+  EXPECT_TRUE(TimeStats::of({1.0, 1.2, 0.9}).noisy());     // 15%
+  EXPECT_FALSE(TimeStats::of({1.0, 2.0}).noisy());         // too few runs to tell
+}
+
+TEST(Report, SpreadAndRunColumns) {
+  const Problem p = sample_problem();
+  Result r = sample_result(p);
+  RunContext context;
+  context.host_threads = 4;
+  context.kokkos_version = "3.4.1";
+  context.git_hash = "abc1234";
+  auto row = result_row(r, context);
+  EXPECT_DOUBLE_EQ(row["time_stddev_s"].get<double>(), 0.001);
+  EXPECT_EQ(row["noisy"], true);  // 0.001 / 0.003: 33%
+  EXPECT_EQ(row["times_s"], nlohmann::ordered_json({0.004, 0.002, 0.003}));
+  EXPECT_EQ(row["threads"], 4);
+  EXPECT_EQ(row["kokkos_version"], "3.4.1");
+  EXPECT_EQ(row["git_hash"], "abc1234");
+  r.time = TimeStats::of({0.003, 0.003, 0.003});
+  EXPECT_EQ(result_row(r, context)["noisy"], false);
+  std::ostringstream table;
+  Table out(table);
+  out.row(sample_result(p));  // 33%: noisy
+  EXPECT_NE(table.str().find("PASS noisy"), std::string::npos) << table.str();
 }
 
 TEST(Tiling, ParsesAndPrints) {
