@@ -106,7 +106,10 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
       throw tilemm::InputError(option + ": " + e.what());  // another job's file, not this run's
     }
   };
-  tilemm::Table table(std::cout);
+  // With results on standard output ("-"), stdout holds that file alone and the table goes to
+  // stderr.
+  const bool results_on_stdout = options.json == "-" || options.csv == "-";
+  tilemm::Table table(results_on_stdout ? std::cerr : std::cout);
   bool all_passed = true;
   const auto on_result = [&](const tilemm::Result& r) {
     table.row(r);
@@ -200,10 +203,11 @@ int run_cli(int argc, char** argv) {
   app.add_option("--backend", options.backend,
                  "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)")
       ->type_name("NAME");
-  app.add_option("--json", options.json, "write results and context as JSON to FILE")
+  app.add_option("--json", options.json,
+                 "write results and context as JSON to FILE ('-': stdout, at the end)")
       ->type_name("FILE")
       ->check(kFileName);
-  app.add_option("--csv", options.csv, "write results as CSV to FILE")
+  app.add_option("--csv", options.csv, "write results as CSV to FILE ('-': stdout, at the end)")
       ->type_name("FILE")
       ->check(kFileName);
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -104,6 +105,30 @@ std::filesystem::path file_identity(const std::string& path) {
   return ec ? file : resolved;
 }
 
+/// Whether a write to `path` would go to a standard stream or a process's open file: /dev/stdout,
+/// /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N, or a link to one. Such a path resolves to whatever
+/// the descriptor holds, in a batch job the job's log, which the write would replace.
+bool names_a_descriptor(const std::string& path) {
+  static const std::regex descriptor(
+      "/dev/(stdin|stdout|stderr|fd(/.*)?)"
+      "|/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/fd(/.*)?");
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::absolute(path, ec);
+  for (int hop = 0; hop <= 40; ++hop) {  // 40: Linux's own limit on links in a lookup
+    // The path as written, and with its folder resolved (a link to /dev/fd or /proc/self/fd).
+    const auto folder = std::filesystem::weakly_canonical(file.parent_path(), ec);
+    if (std::regex_match(file.lexically_normal().string(), descriptor) ||
+        (!ec && std::regex_match((folder / file.filename()).string(), descriptor))) {
+      return true;
+    }
+    if (!std::filesystem::is_symlink(file, ec)) return false;
+    const std::filesystem::path next = std::filesystem::read_symlink(file, ec);
+    if (ec) return false;
+    file = next.is_absolute() ? next : file.parent_path() / next;
+  }
+  return false;
+}
+
 }  // namespace
 
 // Within a sweep the spec reader has refused a `c_out` clash already (check_sweep_outputs); across
@@ -124,6 +149,12 @@ void check_output_files(const std::vector<std::string>& spec_files, const std::s
   std::map<std::filesystem::path, std::string> outputs;  // file -> what writes it
   // Throws InputError, worded by `who` (the option or the problem and key), when `path` is taken.
   const auto claim = [&](const std::string& path, const std::string& who) {
+    if (names_a_descriptor(path)) {
+      throw InputError(who + ": '" + path +
+                       "' names a standard stream or a process's file descriptor, whose file " +
+                       "(a batch job's log) the results would replace" +
+                       (who[0] == '-' ? "; for standard output give '-'" : ""));
+    }
     const auto file = file_identity(path);
     if (const auto input = inputs.find(file); input != inputs.end()) {
       throw InputError(who + ": '" + path + "' is " + input->second +
@@ -143,8 +174,14 @@ void check_output_files(const std::vector<std::string>& spec_files, const std::s
       throw InputError(who + ": " + e.what());
     }
   };
-  if (!json.empty()) claim(json, "--json");
-  if (!csv.empty()) claim(csv, "--csv");
+  if (json == "-" && csv == "-") {
+    throw InputError(
+        "--csv: '-' (standard output) is also the file of --json; give one of them "
+        "a file");
+  }
+  // "-" is standard output, no file (ResultsFile).
+  if (!json.empty() && json != "-") claim(json, "--json");
+  if (!csv.empty() && csv != "-") claim(csv, "--csv");
   for (const auto& p : problems) {
     if (p.c_out.empty()) continue;
     for (const auto& run : p.runs) {

@@ -29,8 +29,10 @@ void check_sweep_outputs(const std::vector<Problem>& sweep);
 
 /// Checks that every file a run will write (the --json and --csv files, "" when not asked for, and
 /// the C of each result) is writable, written once (a second write would lose the first), and none
-/// of the inputs (the spec files, the .npy matrices). Throws InputError naming the option, or the
-/// problem and its key.
+/// of the inputs (the spec files, the .npy matrices), nor a standard stream or a process's file
+/// descriptor (/dev/stdout, /dev/fd/N, /proc/PID/fd/N, or a link to one). The --json or --csv file
+/// "-" is standard output, for one of them. Throws InputError naming the option, or the problem and
+/// its key.
 void check_output_files(const std::vector<std::string>& spec_files, const std::string& json,
                         const std::string& csv, const std::vector<Problem>& problems,
                         const std::string& backend);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
 #include "tilemm/utf8.hpp"
@@ -240,22 +241,35 @@ nlohmann::ordered_json context_json(const RunContext& c) {
 }
 
 ResultsFile::ResultsFile(const std::string& path, Format format, const RunContext& context)
-    : format_(format),
-      context_(context),
-      file_(path, file_head(format, context), format == Format::Json ? json_tail("running") : "") {}
+    : format_(format), context_(context) {
+  const std::string tail = format == Format::Json ? json_tail("running") : "";
+  if (path == "-") {
+    text_ = file_head(format, context);
+  } else {
+    file_ = std::make_unique<GrowingFile>(path, file_head(format, context), tail);
+  }
+}
 
 void ResultsFile::add(const Result& r) {
   const auto row = result_row(r, context_);
-  if (format_ == Format::Json) {
-    file_.append((has_rows_ ? ",\n    " : "\n    ") + row.dump(), json_tail("running"));
+  const std::string text =
+      format_ == Format::Json ? (has_rows_ ? ",\n    " : "\n    ") + row.dump() : csv_line(row);
+  if (file_) {
+    file_->append(text, format_ == Format::Json ? json_tail("running") : "");
   } else {
-    file_.append(csv_line(row), "");
+    text_ += text;
   }
   has_rows_ = true;
 }
 
 void ResultsFile::finish(const std::string& status) {
-  if (format_ == Format::Json) file_.append("", json_tail(status));
+  const std::string tail = format_ == Format::Json ? json_tail(status) : "";
+  if (file_) {
+    if (!tail.empty()) file_->append("", tail);
+  } else if (!text_.empty()) {  // empty once written: the document goes out once
+    std::cout << text_ + tail << std::flush;
+    text_.clear();
+  }
 }
 
 void Table::row(const Result& r) {

@@ -4,6 +4,7 @@
 // valid file, and a row costs the same however many came before it.
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -34,7 +35,9 @@ class ResultsFile {
   enum class Format { Json, Csv };
 
   /// Writes the file at once (no rows; the JSON's status "running") and holds its lock until
-  /// destroyed: throws FileInUse when another run holds it.
+  /// destroyed: throws FileInUse when another run holds it. The path "-" is standard output: the
+  /// document is kept in memory and written there whole by finish(), since a stream cannot be
+  /// rewritten in place.
   ResultsFile(const std::string& path, Format format, const RunContext& context);
 
   void add(const Result& r);
@@ -44,7 +47,8 @@ class ResultsFile {
  private:
   Format format_;
   const RunContext& context_;
-  GrowingFile file_;
+  std::unique_ptr<GrowingFile> file_;  // null for standard output
+  std::string text_;                   // for standard output: the document so far, without its tail
   bool has_rows_ = false;
 };
 

@@ -135,6 +135,13 @@ def main():
     parser.add_argument("--stdout-starts-with", metavar="TEXT")
     parser.add_argument("--stdout-empty", action="store_true",
                         help="nothing may be printed on stdout (no result computed)")
+    parser.add_argument("--stdout-to", metavar="FILE",
+                        help="the command's stdout goes to this regular file (a batch job's log), "
+                             "read back as its stdout")
+    parser.add_argument("--stdout-json-rows", type=int, metavar="N",
+                        help="stdout holds a complete results JSON of N rows")
+    parser.add_argument("--stdout-csv-rows", type=int, metavar="N",
+                        help="stdout holds a results CSV of N rows")
     parser.add_argument("--absent", action="append", default=[],
                         help="a file that must not exist afterwards")
     parser.add_argument("--results", nargs=2, metavar=("JSON", "CSV"))
@@ -191,8 +198,16 @@ def main():
         # calls them but does not define them, so ASan's interceptors still come first.
         env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"),
                                                      "verify_asan_link_order=0"]))
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
-                         preexec_fn=limits(args.limit_as, args.limit_data))
+    if args.stdout_to:
+        with open(args.stdout_to, "w+") as log:
+            run = subprocess.run(command, stdout=log, stderr=subprocess.PIPE, text=True,
+                                 timeout=600, env=env,
+                                 preexec_fn=limits(args.limit_as, args.limit_data))
+        with open(args.stdout_to) as log:
+            run.stdout = log.read()
+    else:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
+                             preexec_fn=limits(args.limit_as, args.limit_data))
     print("$ " + " ".join(command))
     print("exit status:", run.returncode)
     print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr)
@@ -227,6 +242,15 @@ def main():
     for path in args.absent:
         if os.path.exists(path):
             fail("%s exists" % path)
+    if args.stdout_json_rows is not None:
+        doc = json.loads(run.stdout)
+        if doc.get("status") != "complete" or len(doc["results"]) != args.stdout_json_rows:
+            fail("stdout's JSON: status %r, %d rows, expected complete, %d"
+                 % (doc.get("status"), len(doc["results"]), args.stdout_json_rows))
+    if args.stdout_csv_rows is not None:
+        rows = list(csv.DictReader(run.stdout.splitlines()))
+        if len(rows) != args.stdout_csv_rows or "verdict" not in rows[0]:
+            fail("stdout's CSV: %d rows, expected %d" % (len(rows), args.stdout_csv_rows))
     if args.results:
         doc = check_results(args.results[0], args.results[1], args.rows, args.verdict,
                             args.backend, args.concurrency, args.status)

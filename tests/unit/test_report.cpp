@@ -11,6 +11,7 @@
 
 #include "temp_dir.hpp"
 #include "tilemm/atomic_file.hpp"
+#include "tilemm/errors.hpp"
 #include "tilemm/output_paths.hpp"
 #include "tilemm/report.hpp"
 
@@ -309,6 +310,23 @@ TEST(Tiling, ParsesAndPrints) {
   for (const char* bad : {"", "0", "x", "8x8", "8x8x8/3x2", "-4", "8x8x8/", "99999"}) {
     EXPECT_FALSE(Tiling::parse(bad)) << bad;
   }
+}
+
+// A standard stream or a process's descriptor resolves to what it holds (a batch job's log), which
+// the results would replace: refused, links to one included. "-" is standard output.
+TEST(OutputPaths, DescriptorsAreRefused) {
+  TempDir dir;
+  std::filesystem::create_directory_symlink("/proc/self/fd", dir.path("fds"));
+  std::filesystem::create_symlink("/dev/stdout", dir.path("log.json"));
+  for (const std::string& path :
+       {std::string("/dev/stdout"), std::string("/dev/stderr"), std::string("/dev/fd/1"),
+        std::string("/proc/self/fd/1"), std::string("/proc/1/fd/3"),
+        std::string("/proc/thread-self/fd/1"), dir.path("fds") + "/1", dir.path("log.json")}) {
+    EXPECT_THROW(check_output_files({}, path, "", {}, "serial"), InputError) << path;
+  }
+  EXPECT_NO_THROW(check_output_files({}, "-", dir.path("r.csv"), {}, "serial"));
+  EXPECT_NO_THROW(check_output_files({}, dir.path("r.json"), "-", {}, "serial"));
+  EXPECT_THROW(check_output_files({}, "-", "-", {}, "serial"), InputError);
 }
 
 TEST(OutputPaths, PlaceholdersExpand) {
