@@ -21,11 +21,12 @@
 // This schedule ("shared": the accumulators wait in scratch between K blocks) runs any team size.
 // A CPU core runs it as a team of one thread, as in GotoBLAS: BK is large (128, 256), so that the
 // 2 TM TN scratch accesses for Cs are few against the BK TM TN multiply-adds, and the panels live
-// in level-1 scratch. Two files transform it:
+// in level-1 scratch. Three files transform it:
 // - register_tiled_gpu.hpp: the pipelined schedule that GPU launches run (a thread per thread
 //   tile, its accumulators in registers for the whole K loop, the panels double-buffered through
 //   registers), and the GPU's 16-byte reads of fragments;
-// - register_tiled_shares.hpp: that pipeline's form for the compiled-in double tiles.
+// - register_tiled_shares.hpp: that pipeline's form for the compiled-in double tiles;
+// - register_tiled_cpu.hpp: on a CPU, a row of a thread tile held as vector registers.
 // register_tiled_panel.hpp says where a panel lies in scratch.
 //
 // Split K (a few tiles of C, a long K; or the tiles of a last wave of teams that would leave most
@@ -45,7 +46,7 @@
 #include <type_traits>
 
 #include "tilemm/kernels/gemm_operands.hpp"
-#include "tilemm/kernels/host_vector.hpp"
+#include "tilemm/kernels/register_tiled_cpu.hpp"
 #include "tilemm/kernels/register_tiled_gpu.hpp"
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/register_tiled_shares.hpp"
@@ -99,6 +100,7 @@ struct RegisterTiledGemm {
   using OpN = OpView<typename Operands::const_matrix, 0>;
   using Gpu = RegisterTiledGpu<ExecSpace, Scalar, Layout, Variant>;
   using Shares = RegisterTiledShares<ExecSpace, Scalar, Layout, Variant>;
+  using Cpu = RegisterTiledCpu<ExecSpace, Scalar, Layout, Variant>;
 
   /// A fixed tile's team size is known, and so the registers a thread may have: ask the compiler
   /// for two teams a multiprocessor (65536 registers) when the accumulators take at most half of
@@ -128,14 +130,6 @@ struct RegisterTiledGemm {
   static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
-  // Shared schedule on a CPU: a row of a thread tile is whole vector registers (host_vector.hpp)
-  // where the compiler has vector types and the row fills them.
-#ifdef TILEMM_HOST_VECTORS
-  static constexpr int kLanes = kOnCpu ? HostVector<Scalar>::lanes : 1;
-#else
-  static constexpr int kLanes = 1;
-#endif
-  static constexpr bool kVectorRows = !kPipelined && kLanes > 1 && TN % kLanes == 0;
 
   Operands g;
   int BM = 0, BN = 0, BK = 0;  // the launch's tile; Shape's when it is fixed
@@ -159,17 +153,11 @@ struct RegisterTiledGemm {
     return BK;
   }
   /// The tile a fixed Shape compiles in.
-  static Tiling fixed_tile() {
-    return {Shape::bm, Shape::bn, Shape::bk, TM, TN};
-  }
+  static Tiling fixed_tile() { return {Shape::bm, Shape::bn, Shape::bk, TM, TN}; }
   /// Whether this launch splits K; never in a kernel compiled for launches that do not.
-  KOKKOS_INLINE_FUNCTION bool split_launch() const {
-    return !kWholeK && splits > 1;
-  }
+  KOKKOS_INLINE_FUNCTION bool split_launch() const { return !kWholeK && splits > 1; }
   /// The thread tiles of a team tile: the pipelined schedule's threads.
-  KOKKOS_INLINE_FUNCTION int threads() const {
-    return (bm() / TM) * (bn() / TN);
-  }
+  KOKKOS_INLINE_FUNCTION int threads() const { return (bm() / TM) * (bn() / TN); }
 
   /// Team scratch: As and Bs twice (pipelined: double-buffered), or once with Cs (shared), and
   /// room to align the base.
@@ -178,9 +166,7 @@ struct RegisterTiledGemm {
     return sizeof(Scalar) * (kPipelined ? 2 * panels : panels + std::size_t(bm) * bn) + kAlign;
   }
   /// Scalars from the pipelined schedule's first buffer of As and Bs to its second.
-  KOKKOS_INLINE_FUNCTION int buffer_size() const {
-    return bk() * ((bm() + kPad) + (bn() + kPad));
-  }
+  KOKKOS_INLINE_FUNCTION int buffer_size() const { return bk() * ((bm() + kPad) + (bn() + kPad)); }
 
   /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
   /// (its place from tile_begin): a bm x bn tile in C's layout, a range's tiles one after another.
@@ -238,22 +224,13 @@ struct RegisterTiledGemm {
       return (x);
     }
   }
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const {
-    return as_read(g.a);
-  }
-  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const {
-    return as_read(g.b);
-  }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_a() const { return as_read(g.a); }
+  KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const { return as_read(g.b); }
 
   /// The A panel is transposed in scratch, so that a column of it is contiguous for a GPU thread's
-  /// strips; a CPU's vector rows (kVectorRows) read it a scalar at a time, from either order, so
-  /// there it keeps op(A)'s memory order and is copied without transposing: rows of op(A) when
-  /// they are contiguous.
-  KOKKOS_INLINE_FUNCTION bool a_rows_in_scratch() const {
-    return kVectorRows && op_a().contiguous_along_cols();
-  }
+  /// strips, unless a CPU's vector rows keep op(A)'s memory order (register_tiled_cpu.hpp).
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
-    const bool rows = a_rows_in_scratch();
+    const bool rows = Cpu::a_rows_in_scratch(*this);
     return Panel(dst, rows ? bk() + kPad : bm() + kPad, !rows, row0, k0, bm(), bk(),
                  op_a().contiguous_along_cols());
   }
@@ -262,7 +239,7 @@ struct RegisterTiledGemm {
   template <class Int>
   KOKKOS_INLINE_FUNCTION static Int a_panel_size(Int bm, Int bk) {
     const Int transposed = bk * (bm + kPad), rows = bm * (bk + kPad);
-    return kVectorRows && rows > transposed ? rows : transposed;
+    return Cpu::kVectorRows && rows > transposed ? rows : transposed;
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* dst, int k0, int col0) const {
     return Panel(dst, bn() + kPad, false, k0, col0, bk(), bn(), op_b().contiguous_along_cols());
@@ -346,53 +323,13 @@ struct RegisterTiledGemm {
     outer_product(acc, a, b);
   }
 
-#ifdef TILEMM_HOST_VECTORS
-  /// The outer products of one K block on a CPU core, a row of the thread tile in vector registers:
-  /// per step, TN / kLanes vector loads of B and a scalar of A for each row, broadcast from
-  /// scratch into that row's FMAs.
-  template <bool kRowsOfA>
-  void multiply_rows(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
-                     const Place& p) const {
-    using V = HostVector<Scalar>;
-    constexpr int kVectors = TN / kLanes;
-    typename V::type rows[TM][kVectors];
-    TILEMM_UNROLL
-    for (int i = 0; i < TM; ++i) {
-      TILEMM_UNROLL
-      for (int v = 0; v < kVectors; ++v) rows[i][v] = V::load(&acc[i][kLanes * v]);
-    }
-    // A thread tile of the shared schedule is contiguous. Its value of A in row i at step kk:
-    // a[i * along_m] with a moved by along_k a step.
-    const int lda = kRowsOfA ? bk() + kPad : bm() + kPad, ldb = bn() + kPad;
-    const int along_m = kRowsOfA ? lda : 1, along_k = kRowsOfA ? 1 : lda;
-    const Scalar* a = As + p.m * along_m;
-    const Scalar* b = Bs + p.n;
-    for (int kk = 0; kk < bk(); ++kk, a += along_k, b += ldb) {
-      typename V::type b_row[kVectors];
-      TILEMM_UNROLL
-      for (int v = 0; v < kVectors; ++v) b_row[v] = V::load(b + kLanes * v);
-      TILEMM_UNROLL
-      for (int i = 0; i < TM; ++i) {
-        const Scalar a_i = a[i * along_m];
-        TILEMM_UNROLL
-        for (int v = 0; v < kVectors; ++v) rows[i][v] += a_i * b_row[v];
-      }
-    }
-    TILEMM_UNROLL
-    for (int i = 0; i < TM; ++i) {
-      TILEMM_UNROLL
-      for (int v = 0; v < kVectors; ++v) V::store(&acc[i][kLanes * v], rows[i][v]);
-    }
-  }
-#endif
-
-  /// The outer products of one K block.
+  /// The outer products of one K block (on a CPU, rows of vector registers where it can:
+  /// register_tiled_cpu.hpp).
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
 #ifdef TILEMM_HOST_VECTORS
-    if constexpr (kVectorRows) {
-      return a_rows_in_scratch() ? multiply_rows<true>(acc, As, Bs, p)
-                                 : multiply_rows<false>(acc, As, Bs, p);
+    if constexpr (Cpu::kVectorRows) {
+      return Cpu::multiply(*this, acc, As, Bs, p);
     }
 #endif
     for (int kk = 0; kk < BK; ++kk) multiply_step(acc, As, Bs, p, kk);

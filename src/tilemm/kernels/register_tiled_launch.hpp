@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tilemm/kernels/host_vector.hpp"
 #include "tilemm/kernels/register_tiled.hpp"
 
 namespace tilemm::kernels {
