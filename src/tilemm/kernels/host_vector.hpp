@@ -2,9 +2,9 @@
 //
 // Written with arrays of scalars, the outer product's vector code is the compiler's choice, and
 // GCC 12 chose badly on AVX-512: it read a thread tile's column of A as one vector and broadcast
-// each value out of it with `vpermd`, which competes with the FMAs for their port (perf/LOG.md v5,
-// v8). Written with a vector type, each value of A goes from memory straight into its FMAs, and a
-// row of B is a whole register.
+// each value out of it with `vpermd`, which competes with the FMAs for their port. Written with a
+// vector type, each value of A goes from memory straight into its FMAs, and a row of B is a whole
+// register.
 //
 // Kokkos 4's Kokkos::Experimental::simd would serve; the Kokkos 3.4 that Debian 12 ships has none,
 // so these are GCC's and Clang's vector types. nvcc takes no vector types in host-device functions,
@@ -23,7 +23,7 @@ namespace tilemm::kernels {
 inline constexpr bool kHostVectors = true;
 
 /// The width of the target's vector registers. A wider vector type is not split into registers
-/// well: GCC 12 went through memory, four times slower (perf/LOG.md v8).
+/// well: GCC 12 goes through memory.
 inline constexpr int kHostVectorBytes =
 #if defined(__AVX512F__)
     64;
@@ -51,8 +51,8 @@ struct HostVector {
 /// The CPU's own thread tiles: rows of two vector registers, 12 of them with AVX-512's 32
 /// registers (24 hold C), 6 with AVX2's 16 (12 hold C): 12x32 and 12x16 with AVX-512, 6x16 and 6x8
 /// with AVX2 (float, double). A row is two FMAs on one broadcast of A, and loads B's two registers
-/// once for all rows. The AVX-512 tiles spilled on an AVX2 machine (0.3 of OpenBLAS); 12 rows of
-/// one register ran at 0.64-0.70 there, 6 rows of two at 0.68-0.79 (perf/LOG.md, 2026-11-24).
+/// once for all rows. With AVX2's 16 registers the AVX-512 tiles spill, and 6 rows of two
+/// registers are faster than 12 rows of one.
 inline constexpr int kCpuTileRows = kHostVectorBytes >= 64 ? 12 : 6;
 template <class Scalar>
 inline constexpr int kCpuTileCols = 2 * HostVector<Scalar>::lanes;

@@ -1,6 +1,7 @@
-// The register-tiled kernel's launch (register_tiled.hpp holds the kernel): the default tile per
+// The register-tiled kernel's launch (register_tiled.hpp holds the kernel): which compiled kernel
+// runs a launch (the tables CompiledTiles and with_flags, then with_kernel), the default tile per
 // backend and precision, the split of K for few tiles and a long K, the limits a launch is checked
-// against before anything runs, and the tiles compiled in, which pick the kernel a launch runs.
+// against before anything runs, and the launch itself (run, run_kernel).
 #pragma once
 
 #include <algorithm>
@@ -163,7 +164,7 @@ struct RegisterTiled {
   }
   /// K is split by default into at most K / kMinSplitDepth ranges: a range's partial tiles cost a
   /// store and a load of each element against depth multiply-adds, and at n = 512 the GPU's
-  /// small tiles beat 64x128 tiles in two ranges (perf/LOG.md v16).
+  /// small tiles are faster than 64x128 tiles in two ranges.
   static constexpr std::int64_t kMinSplitDepth = 512;
 
   /// The area whole tiles of t cover over C's area: 1 when t divides C.
@@ -234,8 +235,7 @@ struct RegisterTiled {
 
   /// Multiply-adds a processor could do in the time the machine moves one scalar of a partial tile
   /// to or from memory, summed over processors: on the H200 in double, 12e12 multiply-adds a second
-  /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23; with 32 and default_split's margin the
-  /// default came within 4% of the fastest split measured in each of 22 shapes (perf/LOG.md).
+  /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23, and 32 leaves a margin.
   static constexpr std::int64_t kPartialCost = 32;
 
   /// A split of K: `ranges` ranges for the last `tiles` tiles of C in the tile order (all of
@@ -246,13 +246,13 @@ struct RegisterTiled {
   };
   /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
   /// processors without a team: every tile, in as many ranges as fill the teams that run at once
-  /// (team_slots) in one wave (perf/LOG.md v16: 64x4096x4096 in double ran fastest in 8 ranges of
-  /// 64x128 tiles, 256 teams on 132 multiprocessors of two). Otherwise the split that the waves of
-  /// teams finish soonest, with the partial tiles written and read (split_time): a last wave that
-  /// leaves processors idle is worth splitting when K is deep. Either every tile is split (1536 x
-  /// 1536 x 16384 in double: 144 tiles on 132 multiprocessors ran at 13.6 TFLOP/s, one whole wave
-  /// of 132 at 24.8; perf/LOG.md), or only the tiles of that last wave, after whole waves of whole
-  /// tiles (8192^3 in double: 4096 tiles, 31 waves of 132 and 4 tiles more).
+  /// (team_slots) in one wave (64x4096x4096 in double: 32 tiles of 64x128 in 8 ranges, 256 teams
+  /// for 132 multiprocessors of two). Otherwise the split that the waves of teams finish soonest,
+  /// with the partial tiles written and read (split_time): a last wave that leaves processors
+  /// idle is worth splitting when K is deep. Either every tile is split (1536 x 1536 x 16384 in
+  /// double: 144 tiles for 132 multiprocessors, a second wave of 12), or only the tiles of that
+  /// last wave, after whole waves of whole tiles (8192^3 in double: 4096 tiles, 31 waves of 132
+  /// and 4 tiles more).
   static Split default_split(const Tiling& t, const Extents& e) {
     const std::int64_t tiles = tiles_of(t, e), most = e.k / kMinSplitDepth;
     if (tiles == 0 || most <= 1) return {};
@@ -271,10 +271,8 @@ struct RegisterTiled {
       }
     }
     // A split must promise a twentieth less time than none: the count leaves out the second pass's
-    // launch and what the split kernels lose. (6144^3 in double, predicted 0.3% faster in two
-    // ranges, ran 0.2-2% slower; perf/LOG.md.) Split only in its last wave, most of the work runs
-    // in the whole kernels, and 1.5% will do: 4096^3 in double, predicted 1.6% faster with its
-    // last 100 tiles in 5 ranges, ran 0.8-1.3% faster in three runs of pairs (perf/LOG.md).
+    // launch and what the split kernels lose. Split only in its last wave, most of the work runs
+    // in the whole kernels, and a promise of 1.5% less time will do.
     const double none = split_time(t, e, {});
     const bool all_pays = all.ranges > 1 && 20 * split_time(t, e, all) <= 19 * none;
     const bool tail_pays = tail.ranges > 1 && 200 * split_time(t, e, tail) <= 197 * none;
