@@ -182,23 +182,8 @@ class StdoutToStderr {
 const CLI::Validator kFileName(
     [](std::string& path) { return path.empty() ? std::string("an empty file name") : ""; }, "");
 
-int run_cli(int argc, char** argv) {
-  // Every argument may end up in the results (the command line is part of the context), and those
-  // are JSON: text that is not UTF-8 is refused before anything runs.
-  for (int i = 1; i < argc; ++i) {
-    if (!tilemm::is_valid_utf8(argv[i])) {
-      throw tilemm::InputError("argument " + std::to_string(i) +
-                               " is not UTF-8 text (file names included)");
-    }
-  }
-  std::vector<std::string> ours;
-  tilemm::KokkosArguments kokkos_args(argc, argv, ours);
-
-  Options options;
-  CLI::App app{
-      "tilemm: tiled dense matrix multiplication (GEMM) with Kokkos, validated against "
-      "KokkosBlas::gemm and timed on any backend of the Kokkos build.",
-      "tilemm"};
+/// The command line's options and help text, read into `options`.
+void add_options(CLI::App& app, Options& options) {
   app.add_option("specs", options.specs, "problem spec files (YAML)")->type_name("SPEC.yaml");
   app.add_option("--backend", options.backend,
                  "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)")
@@ -218,6 +203,26 @@ int run_cli(int argc, char** argv) {
       "Kokkos options pass through: --kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help.\n"
       "Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error,\n"
       "3 runtime failure (such as not enough memory), 128+N stopped by signal N.");
+}
+
+int run_cli(int argc, char** argv) {
+  // Every argument may end up in the results (the command line is part of the context), and those
+  // are JSON: text that is not UTF-8 is refused before anything runs.
+  for (int i = 1; i < argc; ++i) {
+    if (!tilemm::is_valid_utf8(argv[i])) {
+      throw tilemm::InputError("argument " + std::to_string(i) +
+                               " is not UTF-8 text (file names included)");
+    }
+  }
+  std::vector<std::string> ours;
+  tilemm::KokkosArguments kokkos_args(argc, argv, ours);
+
+  Options options;
+  CLI::App app{
+      "tilemm: tiled dense matrix multiplication (GEMM) with Kokkos, validated against "
+      "KokkosBlas::gemm and timed on any backend of the Kokkos build.",
+      "tilemm"};
+  add_options(app, options);
   std::vector<std::string> reversed(ours.rbegin(), ours.rend());
   try {
     app.parse(reversed);
