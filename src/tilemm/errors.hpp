@@ -27,17 +27,6 @@ class RuntimeFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A launch (tile, team size) that this backend cannot run; `key` is the spec key to change.
-class LaunchError : public std::invalid_argument {
- public:
-  LaunchError(std::string key, const std::string& what)
-      : std::invalid_argument(what), key_(std::move(key)) {}
-  const std::string& key() const { return key_; }
-
- private:
-  std::string key_;
-};
-
 /// Runs a program's body and turns what escapes it into the exit-status contract, the message on
 /// stderr: InputError is a usage or input error, anything else a runtime failure.
 template <class Body>

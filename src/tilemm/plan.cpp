@@ -7,6 +7,7 @@
 #include "tilemm/backends.hpp"
 #include "tilemm/device_info.hpp"
 #include "tilemm/errors.hpp"
+#include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/vendor_library.hpp"
 
 namespace tilemm {
@@ -42,6 +43,25 @@ MemoryRoom memory_room(const std::string& name) {
                           host.address_space && blas_is_openblas());
 }
 
+/// The spec key that sets the part of a launch a backend refused.
+const char* spec_key(kernels::LaunchLimit limit) {
+  switch (limit) {
+    case kernels::LaunchLimit::TeamSize:
+      return "team_size";
+    case kernels::LaunchLimit::SplitK:
+      return "split_k";
+    case kernels::LaunchLimit::M:
+      return "m";
+    case kernels::LaunchLimit::N:
+      return "n";
+    case kernels::LaunchLimit::K:
+      return "k";
+    case kernels::LaunchLimit::Tile:
+      break;
+  }
+  return "tile";
+}
+
 /// The launch of each of a problem's kernel runs; a launch that cannot fit is an InputError that
 /// names the problem, the key and the kernel.
 std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
@@ -49,9 +69,9 @@ std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
   for (const auto& run : p.runs) {
     try {
       found.push_back(b.plan(p, run));
-    } catch (const LaunchError& e) {
-      throw InputError(p.origin.where() + ": key '" + e.key() + "': kernel '" + run.kernel +
-                       "' on " + b.name + ": " + e.what());
+    } catch (const kernels::LaunchError& e) {
+      throw InputError(p.origin.where() + ": key '" + spec_key(e.limit()) + "': kernel '" +
+                       run.kernel + "' on " + b.name + ": " + e.what());
     }
   }
   return found;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -241,7 +242,7 @@ bool fits(const std::string& kernel, const Tiling& tile, int team) {
   try {
     kernels::Registry<TestSpace, double, Kokkos::LayoutRight>::plan(kernel, {tile, team},
                                                                     {64, 64, 64});
-  } catch (const LaunchError&) {
+  } catch (const kernels::LaunchError&) {
     return false;
   }
   return true;
@@ -464,8 +465,8 @@ TEST(TeamKernelLimits, TileTooLargeForScratchIsRefused) {
     try {
       Registry::plan(kernel, {tile, 1}, {4096, 4096, 4096});
       ADD_FAILURE() << kernel << ": tile " << tile.to_string() << " (MiBs of scratch) was accepted";
-    } catch (const LaunchError& e) {
-      EXPECT_EQ(e.key(), "tile");
+    } catch (const kernels::LaunchError& e) {
+      EXPECT_EQ(e.limit(), kernels::LaunchLimit::Tile);
       EXPECT_NE(std::string(e.what()).find("team scratch"), std::string::npos) << e.what();
     }
   }
@@ -591,16 +592,16 @@ TEST(RegisterTiledSplitK, DefaultSplitWhereProcessorsWouldWait) {
   try {
     Registry::plan("register-tiled", {Tiling{4, 4, 8, 4, 4}, 0, 4096}, {1 << 16, 1 << 16, 1 << 20});
     ADD_FAILURE() << "2^32 tiles in 4096 ranges were accepted";
-  } catch (const LaunchError& e) {
-    EXPECT_EQ(e.key(), "split_k") << e.what();
+  } catch (const kernels::LaunchError& e) {
+    EXPECT_EQ(e.limit(), kernels::LaunchLimit::SplitK) << e.what();
   }
   // ... also where the count of teams would pass 2^63 (a sanitized build reports an overflow).
   constexpr int kMax = std::numeric_limits<int>::max();
   try {
     Registry::plan("register-tiled", {Tiling{4, 4, 8, 4, 4}, 0, 4096}, {kMax, kMax, 1 << 20});
     ADD_FAILURE() << "2.9e17 tiles in 4096 ranges were accepted";
-  } catch (const LaunchError& e) {
-    EXPECT_EQ(e.key(), "split_k") << e.what();
+  } catch (const kernels::LaunchError& e) {
+    EXPECT_EQ(e.limit(), kernels::LaunchLimit::SplitK) << e.what();
   }
 }
 
@@ -629,37 +630,41 @@ TEST(Validation, NaNInCOrReferenceNeverPasses) {
 }
 
 // The kernels index in int: an extent whose last tile would reach past 2^31 - 1, or more teams
-// than a launch takes, is refused by its key before anything runs.
+// than a launch takes, is refused by the limit it passes before anything runs.
 TEST(TeamKernelLimits, RefusesIndicesPastInt) {
   using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
   constexpr std::int64_t kMax = std::numeric_limits<int>::max();
-  const auto key_of = [](const std::string& kernel, const LaunchRequest& request,
-                         const Extents& e) -> std::string {
+  using kernels::LaunchLimit;
+  const auto limit_of = [](const std::string& kernel, const LaunchRequest& request,
+                           const Extents& e) -> std::optional<LaunchLimit> {
     try {
       Registry::plan(kernel, request, e);
-    } catch (const LaunchError& error) {
+    } catch (const kernels::LaunchError& error) {
       // The message names the extent refused, or C's extents for its teams.
-      const std::string named = error.key() == "n"   ? std::to_string(e.n)
-                                : error.key() == "k" ? std::to_string(e.k)
-                                                     : std::to_string(e.m);
+      const std::string named = error.limit() == LaunchLimit::N   ? std::to_string(e.n)
+                                : error.limit() == LaunchLimit::K ? std::to_string(e.k)
+                                                                  : std::to_string(e.m);
       EXPECT_NE(std::string(error.what()).find(" " + named + " "), std::string::npos)
           << error.what();
-      return error.key();
+      return error.limit();
     }
-    return "";
+    return std::nullopt;
   };
   const Tiling tiled{24, 24, 24}, registered{64, 64, 8, 8, 8};
-  EXPECT_EQ(key_of("tiled", {tiled}, {kMax, 1, 1}), "m");
-  EXPECT_EQ(key_of("tiled", {tiled}, {kMax - 24, 1, 1}), "");
-  EXPECT_EQ(key_of("register-tiled", {registered}, {1, kMax - 63, 1}), "n");
-  EXPECT_EQ(key_of("register-tiled", {registered}, {1, 1, kMax - 7}), "k");
-  EXPECT_EQ(key_of("register-tiled", {registered, 0, 1}, {1, 1, kMax - 8}), "");
-  EXPECT_EQ(key_of("register-tiled", {}, {kMax, 1, 1}), "m");                // the default tile too
-  EXPECT_EQ(key_of("tiled", {Tiling{1, 1, 1}}, {46341, 46341, 1}), "tile");  // 2^31 + 4680 teams
+  EXPECT_EQ(limit_of("tiled", {tiled}, {kMax, 1, 1}), LaunchLimit::M);
+  EXPECT_EQ(limit_of("tiled", {tiled}, {kMax - 24, 1, 1}), std::nullopt);
+  EXPECT_EQ(limit_of("register-tiled", {registered}, {1, kMax - 63, 1}), LaunchLimit::N);
+  EXPECT_EQ(limit_of("register-tiled", {registered}, {1, 1, kMax - 7}), LaunchLimit::K);
+  EXPECT_EQ(limit_of("register-tiled", {registered, 0, 1}, {1, 1, kMax - 8}), std::nullopt);
+  EXPECT_EQ(limit_of("register-tiled", {}, {kMax, 1, 1}), LaunchLimit::M);  // the default tile too
+  EXPECT_EQ(limit_of("tiled", {Tiling{1, 1, 1}}, {46341, 46341, 1}),
+            LaunchLimit::Tile);  // 2^31 + 4680 teams
   // 2^30 tiles of C: a launch takes them whole, not in two ranges of K.
-  EXPECT_EQ(key_of("register-tiled", {registered, 0, 1}, {1 << 21, 1 << 21, 16}), "");
-  EXPECT_EQ(key_of("register-tiled", {registered, 0, 2}, {1 << 21, 1 << 21, 16}), "split_k");
-  EXPECT_EQ(key_of("naive", {}, {kMax, kMax, kMax}), "");  // Kokkos' own launch, in int64
+  EXPECT_EQ(limit_of("register-tiled", {registered, 0, 1}, {1 << 21, 1 << 21, 16}), std::nullopt);
+  EXPECT_EQ(limit_of("register-tiled", {registered, 0, 2}, {1 << 21, 1 << 21, 16}),
+            LaunchLimit::SplitK);
+  EXPECT_EQ(limit_of("naive", {}, {kMax, kMax, kMax}),
+            std::nullopt);  // Kokkos' own launch, in int64
 }
 
 // A race shows as results that differ between runs of the same inputs.

@@ -62,12 +62,13 @@ struct RegisterTiled {
     } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsFloat) {
       if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsFloat, S>{});
     } else {
-      throw LaunchError("tile", "tile " + t.to_string() +
-                                    ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
-                                    "8x16" +
-                                    (kCpu ? ", " + cpu_thread_tiles()
-                                          : std::string(" (and on CPUs rows of two vector "
-                                                        "registers)")));
+      throw LaunchError(LaunchLimit::Tile,
+                        "tile " + t.to_string() +
+                            ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
+                            "8x16" +
+                            (kCpu ? ", " + cpu_thread_tiles()
+                                  : std::string(" (and on CPUs rows of two vector "
+                                                "registers)")));
     }
   }
   /// The tiles a GPU build compiles in, each with its team tile fixed: the defaults and their
@@ -321,9 +322,10 @@ struct RegisterTiled {
     cfg.tile = request.tile.value_or(default_tile(extents));
     const Tiling& t = cfg.tile;
     if (!t.has_thread_tile()) {
-      throw LaunchError("tile", "tile " + t.to_string() +
-                                    ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
-                                    default_tile(extents).to_string());
+      throw LaunchError(LaunchLimit::Tile,
+                        "tile " + t.to_string() +
+                            ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
+                            default_tile(extents).to_string());
     }
     // A tile the spec names runs unsplit unless the spec asks for a split too, so that a tile
     // sweep compares tiles alone. A split the spec asks for takes every tile unless it names how
@@ -340,11 +342,11 @@ struct RegisterTiled {
     // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
     // them pass 2^63.)
     if (cfg.split_k > 1 && cfg.split_tiles > std::numeric_limits<int>::max() / cfg.split_k) {
-      throw LaunchError("split_k", "tile " + t.to_string() + " on a " + std::to_string(extents.m) +
-                                       " x " + std::to_string(extents.n) + " C in " +
-                                       std::to_string(cfg.split_k) +
-                                       " ranges of K makes more teams than a launch takes (" +
-                                       std::to_string(std::numeric_limits<int>::max()) + ")");
+      throw LaunchError(LaunchLimit::SplitK,
+                        "tile " + t.to_string() + " on a " + std::to_string(extents.m) + " x " +
+                            std::to_string(extents.n) + " C in " + std::to_string(cfg.split_k) +
+                            " ranges of K makes more teams than a launch takes (" +
+                            std::to_string(std::numeric_limits<int>::max()) + ")");
     }
     if (cfg.split_k > 1) {
       cfg.partial_elements = partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
@@ -353,9 +355,10 @@ struct RegisterTiled {
     cfg.vector_length = 1;
     cfg.team_size = request.team_size ? request.team_size : (kCpu ? 1 : thread_tiles);
     if (thread_tiles % cfg.team_size != 0) {
-      throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
-                                         " does not divide the " + std::to_string(thread_tiles) +
-                                         " thread tiles of tile " + t.to_string());
+      throw LaunchError(LaunchLimit::TeamSize, "team size " + std::to_string(cfg.team_size) +
+                                                   " does not divide the " +
+                                                   std::to_string(thread_tiles) +
+                                                   " thread tiles of tile " + t.to_string());
     }
     with_kernel(cfg, false, false, 0, [&](auto kernel) {  // any operands: the same launch
       using Launched = decltype(kernel);

@@ -39,25 +39,28 @@ struct Registry {
     constexpr std::int64_t kMost = std::numeric_limits<int>::max();
     const Tiling& t = cfg.tile;
     const struct {
-      const char* key;
+      LaunchLimit limit;
+      const char* name;
       std::int64_t extent, tile;
-    } sides[] = {{"m", e.m, t.bm}, {"n", e.n, t.bn}, {"k", e.k, t.bk}};
+    } sides[] = {{LaunchLimit::M, "m", e.m, t.bm},
+                 {LaunchLimit::N, "n", e.n, t.bn},
+                 {LaunchLimit::K, "k", e.k, t.bk}};
     for (const auto& side : sides) {
       if (side.extent > kMost - side.tile) {
-        throw LaunchError(side.key, std::string(side.key) + " = " + std::to_string(side.extent) +
-                                        " with tile " + t.to_string() + ": the last tile's " +
-                                        "indices would pass " + std::to_string(kMost) +
-                                        "; this tile takes " + side.key + " up to " +
-                                        std::to_string(kMost - side.tile));
+        throw LaunchError(side.limit, std::string(side.name) + " = " + std::to_string(side.extent) +
+                                          " with tile " + t.to_string() + ": the last tile's " +
+                                          "indices would pass " + std::to_string(kMost) +
+                                          "; this tile takes " + side.name + " up to " +
+                                          std::to_string(kMost - side.tile));
       }
     }
-    // (A split K multiplies them: register-tiled's plan refuses that by its key, split_k.)
+    // (A split K multiplies them: register-tiled's plan refuses that as a limit of the split.)
     const std::int64_t teams = tiles_of(t, e.m, e.n);
     if (teams > kMost) {
-      throw LaunchError("tile", "tile " + t.to_string() + " on a " + std::to_string(e.m) + " x " +
-                                    std::to_string(e.n) + " C makes " + std::to_string(teams) +
-                                    " teams, more than a launch takes (" + std::to_string(kMost) +
-                                    ")");
+      throw LaunchError(LaunchLimit::Tile,
+                        "tile " + t.to_string() + " on a " + std::to_string(e.m) + " x " +
+                            std::to_string(e.n) + " C makes " + std::to_string(teams) +
+                            " teams, more than a launch takes (" + std::to_string(kMost) + ")");
     }
     return cfg;
   }

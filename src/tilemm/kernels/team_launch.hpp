@@ -9,7 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "tilemm/errors.hpp"
+#include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/types.hpp"
 
 namespace tilemm::kernels {
@@ -47,25 +47,26 @@ void check_team_launch(const Kernel& kernel, const LaunchConfig& cfg) {
   const int level = cfg.scratch_level;
   const std::size_t scratch_max = static_cast<std::size_t>(Policy::scratch_size_max(level));
   if (cfg.scratch_bytes > scratch_max) {
-    throw LaunchError("tile", "tile " + cfg.tile.to_string() + " needs " +
-                                  std::to_string(cfg.scratch_bytes) + " bytes of level-" +
-                                  std::to_string(level) + " team scratch; this backend allows " +
-                                  std::to_string(scratch_max));
+    throw LaunchError(LaunchLimit::Tile, "tile " + cfg.tile.to_string() + " needs " +
+                                             std::to_string(cfg.scratch_bytes) +
+                                             " bytes of level-" + std::to_string(level) +
+                                             " team scratch; this backend allows " +
+                                             std::to_string(scratch_max));
   }
   if (cfg.vector_length > Policy::vector_length_max()) {
-    throw LaunchError("tile", "vector length " + std::to_string(cfg.vector_length) +
-                                  " exceeds this backend's maximum " +
-                                  std::to_string(Policy::vector_length_max()));
+    throw LaunchError(LaunchLimit::Tile, "vector length " + std::to_string(cfg.vector_length) +
+                                             " exceeds this backend's maximum " +
+                                             std::to_string(Policy::vector_length_max()));
   }
   Policy probe(1, 1, cfg.vector_length);
   probe.set_scratch_size(level, Kokkos::PerTeam(cfg.scratch_bytes));
   const int team_max = probe.team_size_max(kernel, Kokkos::ParallelForTag());
   if (cfg.team_size < 1 || cfg.team_size > team_max) {
-    throw LaunchError("team_size", "team size " + std::to_string(cfg.team_size) +
-                                       " (x vector length " + std::to_string(cfg.vector_length) +
-                                       ") with tile " + cfg.tile.to_string() +
-                                       " exceeds this backend's maximum of " +
-                                       std::to_string(team_max) + " for this kernel");
+    throw LaunchError(LaunchLimit::TeamSize,
+                      "team size " + std::to_string(cfg.team_size) + " (x vector length " +
+                          std::to_string(cfg.vector_length) + ") with tile " +
+                          cfg.tile.to_string() + " exceeds this backend's maximum of " +
+                          std::to_string(team_max) + " for this kernel");
   }
 }
 

@@ -44,8 +44,9 @@ struct TiledGemm {
     cfg.tile =
         request.tile.value_or(runs_on_cpu<ExecSpace>() ? Tiling{32, 32, 32} : Tiling{16, 16, 16});
     if (cfg.tile.has_thread_tile()) {
-      throw LaunchError("tile", "tile " + cfg.tile.to_string() +
-                                    ": the tiled kernel takes BMxBNxBK, without a thread tile");
+      throw LaunchError(LaunchLimit::Tile,
+                        "tile " + cfg.tile.to_string() +
+                            ": the tiled kernel takes BMxBNxBK, without a thread tile");
     }
     if (runs_on_cpu<ExecSpace>()) {
       cfg.vector_length = 1;
