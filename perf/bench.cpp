@@ -85,11 +85,11 @@ std::vector<tilemm::Problem> problems_from_sizes(const Options& o) {
   return problems;
 }
 
-/// The problems of the specs or of --sizes, narrowed by the filters.
-std::vector<tilemm::Problem> problems_of(const Options& o) {
+/// The problems of the specs or of --sizes, narrowed by the filters; the files read in `inputs`.
+std::vector<tilemm::Problem> problems_of(const Options& o, std::vector<tilemm::InputFile>& inputs) {
   std::vector<tilemm::Problem> all;
   for (const auto& spec : o.specs) {
-    auto loaded = tilemm::load_spec(spec);
+    auto loaded = tilemm::load_spec(spec, &inputs);
     all.insert(all.end(), loaded.begin(), loaded.end());
   }
   if (o.specs.empty()) all = problems_from_sizes(o);
@@ -240,7 +240,8 @@ int run_benchmarks(int argc, char** argv) {
   check_values("--kernels", o.kernels, tilemm::kernel_names());
   check_values("--precisions", o.precisions, {"float", "double"});
   check_values("--layouts", o.layouts, {"right", "left"});
-  const std::vector<tilemm::Problem> problems = problems_of(o);
+  std::vector<tilemm::InputFile> inputs;
+  const std::vector<tilemm::Problem> problems = problems_of(o, inputs);
   if (problems.empty()) throw tilemm::InputError("no problem is left after the filters");
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
@@ -249,8 +250,8 @@ int run_benchmarks(int argc, char** argv) {
   const std::string backend = o.backend.empty() ? tilemm::default_backend() : o.backend;
   tilemm::check_backend(backend);
   const std::vector<tilemm::Plan> plans = tilemm::plan(problems, backend);
-  add_context(
-      tilemm::gather_context(backend, o.specs, std::vector<std::string>(argv, argv + argc)));
+  add_context(tilemm::gather_context(backend, std::move(inputs),
+                                     std::vector<std::string>(argv, argv + argc)));
 
   Sessions sessions(backend);
   bool all_passed = true;

@@ -242,8 +242,9 @@ int run_cli(int argc, char** argv) {
 
   // Everything about the input is checked before Kokkos starts or anything is computed.
   std::vector<tilemm::Problem> problems;
+  std::vector<tilemm::InputFile> inputs;
   for (const auto& spec : options.specs) {
-    auto loaded = tilemm::load_spec(spec);
+    auto loaded = tilemm::load_spec(spec, &inputs);
     problems.insert(problems.end(), loaded.begin(), loaded.end());
   }
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
@@ -266,8 +267,8 @@ int run_cli(int argc, char** argv) {
   }
   tilemm::check_backend(backend);
   const auto plans = tilemm::plan(problems, backend);
-  const auto context =
-      tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
+  const auto context = tilemm::gather_context(backend, std::move(inputs),
+                                              std::vector<std::string>(argv, argv + argc));
   std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
                                                    context.backend.concurrency);
   // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session

@@ -1,12 +1,8 @@
 #include "tilemm/context.hpp"
 
-#include <openssl/evp.h>
 #include <sched.h>
 
-#include <array>
 #include <cstdlib>
-#include <fstream>
-#include <memory>
 #include <sstream>
 #include <utility>
 
@@ -71,33 +67,12 @@ std::string environment_value(const char* name) {
 
 }  // namespace
 
-std::string sha256_of_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
-  std::array<char, 1 << 16> buffer;
-  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
-    EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &length);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
-}
-
 std::string version_text() {
   return std::string("tilemm ") + TILEMM_VERSION + " (git " + TILEMM_GIT_HASH + ")\nKokkos " +
          kokkos_version() + ", Kokkos Kernels " + TILEMM_KOKKOSKERNELS_VERSION + "\n";
 }
 
-RunContext gather_context(const std::string& backend, const std::vector<std::string>& spec_files,
+RunContext gather_context(const std::string& backend, std::vector<InputFile> inputs,
                           const std::vector<std::string>& command_line) {
   RunContext c;
   c.tilemm_version = TILEMM_VERSION;
@@ -131,7 +106,7 @@ RunContext gather_context(const std::string& backend, const std::vector<std::str
   c.slurm_job_id = environment_value("SLURM_JOB_ID");
   if (!c.slurm_job_id.empty()) c.slurm_job_nodelist = environment_value("SLURM_JOB_NODELIST");
   c.command_line = command_line;
-  for (const auto& file : spec_files) c.inputs.push_back({file, sha256_of_file(file)});
+  c.inputs = std::move(inputs);
   return c;
 }
 

@@ -6,13 +6,9 @@
 #include <vector>
 
 #include "tilemm/device_info.hpp"
+#include "tilemm/spec.hpp"
 
 namespace tilemm {
-
-struct InputFile {
-  std::string path;
-  std::string sha256;
-};
 
 struct RunContext {
   std::string tilemm_version, git_hash;
@@ -30,11 +26,11 @@ struct RunContext {
   std::string cpu_affinity;                      // the processors this process may run on: "0-3,8"
   std::string slurm_job_id, slurm_job_nodelist;  // under Slurm; "" outside it
   std::vector<std::string> command_line;
-  std::vector<InputFile> inputs;
+  std::vector<InputFile> inputs;  // the spec files and .npy files read, with their SHA-256
 };
 
-/// Gathers the context of a run on `backend` (Kokkos initialized).
-RunContext gather_context(const std::string& backend, const std::vector<std::string>& spec_files,
+/// Gathers the context of a run on `backend` (Kokkos initialized) that read `inputs`.
+RunContext gather_context(const std::string& backend, std::vector<InputFile> inputs,
                           const std::vector<std::string>& command_line);
 
 /// The version of the Kokkos tilemm is built with: "4.6.1".
@@ -42,8 +38,5 @@ std::string kokkos_version();
 
 /// "tilemm 0.1.0 (git abc123)" with the Kokkos versions, for --version.
 std::string version_text();
-
-/// SHA-256 of a file's bytes, in hex ("" when it cannot be read).
-std::string sha256_of_file(const std::string& path);
 
 }  // namespace tilemm

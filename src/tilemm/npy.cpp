@@ -1,5 +1,9 @@
 #include "tilemm/npy.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -66,6 +70,12 @@ class DictParser {
     ++pos_;
     if (!have_descr || !have_order || !have_shape) {
       fail("header lacks one of 'descr', 'fortran_order', 'shape'");
+    }
+    // NEP 1 pads the dictionary with spaces up to a newline; anything else there is not numpy's.
+    const std::size_t junk = s_.find_first_not_of(" \t\r\n", pos_);
+    if (junk != std::string::npos) {
+      fail("header: bytes after the dictionary at offset " + std::to_string(junk) +
+           " (only spaces and the newline may follow it)");
     }
     return h;
   }
@@ -141,38 +151,77 @@ std::uint32_t little_endian(const unsigned char* p, int bytes) {
   return v;
 }
 
-/// Fails unless a file of `file_bytes` holds the whole array that `h` describes.
-void check_holds_data(const Header& h, std::size_t file_bytes) {
+/// Fails unless `data_bytes` are exactly the array that `h` describes.
+void check_data_size(const Header& h, std::size_t data_bytes) {
   // Each extent is below 2^31, so the element count fits in 63 bits, but the byte count of a
   // float64 array need not fit in 64: compare elements, not bytes, so that no product wraps round
   // (a wrapped byte count let a 64-byte file claim 2^61 elements:
   // tests/fuzz/corpus/npy/regression-shape-bytes-wrap.npy).
   const std::size_t elements = static_cast<std::size_t>(h.count());
-  const std::size_t data_bytes = file_bytes > h.data_offset ? file_bytes - h.data_offset : 0;
+  const bool fits = elements <= std::numeric_limits<std::size_t>::max() / h.item_bytes();
+  const std::string promised = fits ? std::to_string(elements * h.item_bytes()) : "more than 2^64";
   if (elements > data_bytes / h.item_bytes()) {
-    const std::string promised =
-        elements <= std::numeric_limits<std::size_t>::max() / h.item_bytes()
-            ? std::to_string(elements * h.item_bytes())
-            : "more than 2^64";
     fail("truncated: the header promises " + promised + " bytes of data, the file has " +
          std::to_string(data_bytes));
   }
+  if (data_bytes != elements * h.item_bytes()) {
+    fail("more data than the header says: it promises " + promised +
+         " bytes of data, the file has " + std::to_string(data_bytes) + " or more");
+  }
 }
 
-std::ifstream open_or_throw(const std::string& path) {
-  // Only a regular file has a size to check the header against, and can be read twice (header
-  // at spec time, data at run time): a folder, a device or a pipe is refused here.
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    throw std::runtime_error("cannot read '" + path + "': " +
-                             (std::filesystem::is_directory(status)
-                                  ? "it is a folder"
-                                  : "not a regular file (a device, a pipe or a socket)"));
+/// Appends up to `count` bytes of `in` to `out`, in steps of at most 1 MiB, so that a header that
+/// promises more than the file holds allocates no more than the file's size.
+void append_bytes(std::istream& in, std::size_t count, std::string& out) {
+  constexpr std::size_t kStep = std::size_t(1) << 20;
+  while (count > 0 && in) {
+    const std::size_t step = std::min(count, kStep), had = out.size();
+    out.resize(had + step);
+    in.read(out.data() + had, static_cast<std::streamsize>(step));
+    out.resize(had + static_cast<std::size_t>(in.gcount()));
+    count -= step;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
-  return in;
+}
+
+/// Where a file's header dictionary lies: from `start` to `end`, where its array data begins.
+struct HeaderSpan {
+  std::size_t start = 0, end = 0;
+};
+
+/// The header's place, from a file's first bytes (magic, version, header length); fails as parse()
+/// does on a prefix that is not a .npy file's.
+HeaderSpan header_span(const char* bytes, std::size_t available) {
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes);
+  if (available < kMagicBytes + 2 || std::memcmp(bytes, kMagic, kMagicBytes) != 0) {
+    fail("not a .npy file (no \\x93NUMPY magic)");
+  }
+  const int major = u[kMagicBytes];
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  if (major < 1 || major > 3) fail("unsupported .npy version " + std::to_string(major));
+  const std::size_t prefix = kMagicBytes + 2 + length_bytes;
+  if (available < prefix) fail("truncated .npy header");
+  const std::size_t header_bytes =
+      little_endian(u + kMagicBytes + 2, static_cast<int>(length_bytes));
+  if (header_bytes > kMaxHeaderBytes) fail("implausible .npy header length");
+  return {prefix, prefix + header_bytes};
+}
+
+/// The header of a file whose first `available` bytes are in memory, unchecked against its data.
+Header parse_header(const char* bytes, std::size_t available) {
+  const HeaderSpan span = header_span(bytes, available);
+  if (available < span.end) fail("truncated .npy header");
+  Header h = DictParser(std::string(bytes + span.start, span.end - span.start)).parse();
+  h.data_offset = span.end;
+  if (h.descr.size() == 3 && h.descr[0] == '>') {
+    fail("dtype '" + h.descr + "' is big-endian; tilemm reads little-endian float32/float64");
+  }
+  if (h.descr != "<f4" && h.descr != "<f8") {
+    fail("dtype '" + h.descr + "' is not float32 ('<f4') or float64 ('<f8')");
+  }
+  if (h.shape.size() != 2) {
+    fail("array has " + std::to_string(h.shape.size()) + " dimensions; a matrix needs 2");
+  }
+  return h;
 }
 
 template <class T>
@@ -211,77 +260,69 @@ std::int64_t Header::count() const {
   return n;
 }
 
-Header parse_header(const char* bytes, std::size_t available, std::size_t file_bytes) {
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes);
-  if (available < kMagicBytes + 2 || std::memcmp(bytes, kMagic, kMagicBytes) != 0) {
-    fail("not a .npy file (no \\x93NUMPY magic)");
-  }
-  const int major = u[kMagicBytes];
-  const std::size_t length_bytes = major == 1 ? 2 : 4;
-  if (major < 1 || major > 3) fail("unsupported .npy version " + std::to_string(major));
-  const std::size_t prefix = kMagicBytes + 2 + length_bytes;
-  if (available < prefix) fail("truncated .npy header");
-  const std::size_t header_bytes =
-      little_endian(u + kMagicBytes + 2, static_cast<int>(length_bytes));
-  if (header_bytes > kMaxHeaderBytes) fail("implausible .npy header length");
-  if (available < prefix + header_bytes) fail("truncated .npy header");
-
-  Header h = DictParser(std::string(bytes + prefix, header_bytes)).parse();
-  h.data_offset = prefix + header_bytes;
-
-  if (h.descr.size() == 3 && h.descr[0] == '>') {
-    fail("dtype '" + h.descr + "' is big-endian; tilemm reads little-endian float32/float64");
-  }
-  if (h.descr != "<f4" && h.descr != "<f8") {
-    fail("dtype '" + h.descr + "' is not float32 ('<f4') or float64 ('<f8')");
-  }
-  if (h.shape.size() != 2) {
-    fail("array has " + std::to_string(h.shape.size()) + " dimensions; a matrix needs 2");
-  }
-  check_holds_data(h, file_bytes);
+Header parse(const char* bytes, std::size_t size) {
+  const Header h = parse_header(bytes, size);
+  check_data_size(h, size - h.data_offset);
   return h;
 }
 
-Header read_header(const std::string& path) {
-  std::ifstream in = open_or_throw(path);
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  std::vector<char> head(std::min<std::size_t>(size, kMagicBytes + 2 + 4 + kMaxHeaderBytes));
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  if (!in) throw std::runtime_error("cannot read '" + path + "'");
-  return parse_header(head.data(), head.size(), size);
+namespace {
+
+/// The bytes of a pipe or a device: the prefix, then the header it announces, then the array it
+/// describes and one byte past it (to tell a longer file), never more however long the stream.
+std::string read_stream(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  std::string bytes;
+  append_bytes(in, kMagicBytes + 2 + 4, bytes);
+  const HeaderSpan span = header_span(bytes.data(), bytes.size());
+  append_bytes(in, span.end - std::min(span.end, bytes.size()), bytes);
+  const Header h = parse_header(bytes.data(), bytes.size());
+  const std::size_t elements = static_cast<std::size_t>(h.count()), held = bytes.size();
+  if (elements <= (std::numeric_limits<std::size_t>::max() - held) / h.item_bytes() - 1) {
+    append_bytes(in, h.data_offset + elements * h.item_bytes() + 1 - held, bytes);
+  }
+  if (in.bad()) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(errno));
+  return bytes;
 }
 
-namespace {
-/// The file opened at its data, for a reader named `reader`. The file may have changed since its
-/// header was read: its size is checked again before anything the header promises is allocated.
-std::ifstream open_data(const std::string& path, const Header& header, const char* reader) {
-  if (header.shape.size() != 2 || (header.descr != "<f4" && header.descr != "<f8")) {
-    fail(std::string(reader) + " takes the header of a 2-D float32 or float64 array");
-  }
-  std::ifstream in = open_or_throw(path);
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  if (!in) throw std::runtime_error("cannot read '" + path + "'");
-  check_holds_data(header, size);
-  in.seekg(static_cast<std::streamoff>(header.data_offset));
-  return in;
-}
 }  // namespace
+
+File read(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
+    throw std::runtime_error("cannot read '" + path + "': it is a folder");
+  }
+  File file;
+  const auto size = std::filesystem::is_regular_file(status) ? std::filesystem::file_size(path, ec)
+                                                             : std::uintmax_t(0);
+  const int fd = size > 0 ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  void* map = fd >= 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  if (fd >= 0) ::close(fd);
+  if (map != MAP_FAILED) {
+    file.owner = std::shared_ptr<const void>(
+        map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+    file.bytes = std::string_view(static_cast<const char*>(map), size);
+  } else {
+    auto held = std::make_shared<const std::string>(read_stream(path));
+    file.bytes = *held;
+    file.owner = std::move(held);
+  }
+  file.header = parse(file.bytes.data(), file.bytes.size());
+  return file;
+}
 
 namespace {
 template <class Scalar>
-void read_pieces_of(std::ifstream& in, const std::string& path, std::size_t n,
-                    const PieceReader& take) {
+void for_each_piece_of(const char* data, std::size_t n, const PieceReader& take) {
   constexpr std::size_t kPiece = std::size_t(1) << 17;
   std::vector<Scalar> piece(std::min(n, kPiece));
   std::vector<double> converted(std::is_same_v<Scalar, double> ? 0 : piece.size());
   for (std::size_t done = 0; done < n;) {
     const std::size_t count = std::min(kPiece, n - done);
-    in.read(reinterpret_cast<char*>(piece.data()),
-            static_cast<std::streamsize>(count * sizeof(Scalar)));
-    if (!in) throw std::runtime_error("cannot read the data of '" + path + "' (truncated?)");
+    // Copied, not cast: the data of a file need not be aligned for Scalar.
+    std::memcpy(piece.data(), data + done * sizeof(Scalar), count * sizeof(Scalar));
     const double* values = nullptr;
     if constexpr (std::is_same_v<Scalar, double>) {
       values = piece.data();
@@ -295,29 +336,28 @@ void read_pieces_of(std::ifstream& in, const std::string& path, std::size_t n,
 }
 }  // namespace
 
-void read_pieces(const std::string& path, const Header& header, const PieceReader& take) {
-  std::ifstream in = open_data(path, header, "read_pieces");
-  const auto n = static_cast<std::size_t>(header.count());
-  if (header.item_bytes() == 8) {
-    read_pieces_of<double>(in, path, n, take);
+void for_each_piece(const File& file, const PieceReader& take) {
+  const auto n = static_cast<std::size_t>(file.header.count());
+  if (file.header.item_bytes() == 8) {
+    for_each_piece_of<double>(file.data(), n, take);
   } else {
-    read_pieces_of<float>(in, path, n, take);
+    for_each_piece_of<float>(file.data(), n, take);
   }
 }
 
-std::vector<double> read_data(const std::string& path, const Header& header) {
+std::vector<double> values(const File& file) {
   std::vector<double> out;
-  read_pieces(path, header, [&](const double* values, std::size_t first, std::size_t count) {
-    if (first == 0) out.reserve(static_cast<std::size_t>(header.count()));  // the size is checked
+  out.reserve(static_cast<std::size_t>(file.header.count()));
+  for_each_piece(file, [&](const double* values, std::size_t, std::size_t count) {
     out.insert(out.end(), values, values + count);
     return true;
   });
   return out;
 }
 
-std::int64_t first_non_finite(const std::string& path, const Header& header) {
+std::int64_t first_non_finite(const File& file) {
   std::int64_t found = -1;
-  read_pieces(path, header, [&](const double* values, std::size_t first, std::size_t count) {
+  for_each_piece(file, [&](const double* values, std::size_t first, std::size_t count) {
     const auto bad =
         std::find_if(values, values + count, [](double v) { return !std::isfinite(v); });
     if (bad == values + count) return true;

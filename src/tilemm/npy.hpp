@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,26 +29,35 @@ struct Header {
   std::int64_t count() const;
 };
 
-/// Parses a header held in memory (`bytes` is the start of a file, `file_bytes` its whole size).
-/// Throws std::invalid_argument with the reason when the header is malformed, the dtype is not
-/// float32/float64 little-endian, or the file is shorter than its array.
-Header parse_header(const char* bytes, std::size_t available, std::size_t file_bytes);
+/// A whole .npy file, read once: its bytes serve the checks, the SHA-256 and the data. A regular
+/// file is mapped (its pages are the system's file cache, which a memory limit can reclaim, rather
+/// than memory of the process); a pipe's bytes are held.
+struct File {
+  Header header;
+  std::string_view bytes;             // the whole file: prefix, header and array data
+  std::shared_ptr<const void> owner;  // the mapping or the held bytes
+  const char* data() const { return bytes.data() + header.data_offset; }
+};
 
-/// Reads and checks the header of a file. Throws std::invalid_argument (as above) or
-/// std::runtime_error (cannot open or read the file, or it is not a regular file: a folder, a
-/// device or a pipe).
-Header read_header(const std::string& path);
+/// Parses and checks a whole file held in memory (`bytes` of `size`). Throws std::invalid_argument
+/// with the reason when the header is malformed or holds anything after its dictionary but the
+/// padding, the dtype is not float32/float64 little-endian, or the data is shorter or longer than
+/// the header's array.
+Header parse(const char* bytes, std::size_t size);
 
-/// What read_pieces() hands a piece to: `count` values converted to double, `first` the index of
-/// values[0] in the file's own element order. Returns false to stop reading.
+/// Maps a regular file, or reads a pipe or a device once, and parses it. Reads no more than the
+/// header promises and one byte beyond, so that a device or an endless pipe cannot fill the memory.
+/// Throws std::invalid_argument (as parse()) or std::runtime_error (the file cannot be opened or
+/// read, or it is a folder).
+File read(const std::string& path);
+
+/// What for_each_piece() hands a piece to: `count` values converted to double, `first` the index
+/// of values[0] in the file's own element order. Returns false to stop.
 using PieceReader = std::function<bool(const double* values, std::size_t first, std::size_t count)>;
 
-/// Reads the array data of a 2-D file in the file's own element order, in pieces of at most 2^17
-/// elements (1 MiB of double), so that a large file is read without being held. Checks the file's
-/// size against `header` again first (the file may have changed since the header was read):
-/// throws std::invalid_argument when it no longer holds the array, std::runtime_error when it
-/// cannot be read.
-void read_pieces(const std::string& path, const Header& header, const PieceReader& take);
+/// Hands the array data of a 2-D file to `take` in the file's own element order, in pieces of at
+/// most 2^17 elements (1 MiB of double), so that no converted copy of a large file is held.
+void for_each_piece(const File& file, const PieceReader& take);
 
 /// Where element `e` of a rows x cols array in a file's element order (row-major unless
 /// fortran_order) lies: (row, column).
@@ -56,12 +67,12 @@ inline std::pair<std::int64_t, std::int64_t> file_order_position(std::int64_t e,
   return fortran_order ? std::pair{e % rows, e / rows} : std::pair{e / cols, e % cols};
 }
 
-/// The array data of a 2-D file as doubles, in the file's own element order (read_pieces()).
-std::vector<double> read_data(const std::string& path, const Header& header);
+/// The array data as doubles, in the file's own element order.
+std::vector<double> values(const File& file);
 
 /// The index, in the file's own element order, of the first element that is NaN or infinite; -1
-/// when every element is finite (read_pieces()).
-std::int64_t first_non_finite(const std::string& path, const Header& header);
+/// when every element is finite.
+std::int64_t first_non_finite(const File& file);
 
 /// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols
 /// elements in row-major order when !fortran_order, column-major otherwise.

@@ -33,8 +33,9 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
 
 /// The bytes a problem's workspace allocates besides a split K's partials (workspace.hpp): A, B,
 /// C0 and C in the problem's precision, the reference C and its norms in double, and for a float
-/// problem the double copies of A and B its reference is computed from (a .npy file is read in
-/// pieces into its matrix, so it needs no copy). Saturates at SIZE_MAX.
+/// problem the double copies of A and B its reference is computed from. A .npy file is mapped (or,
+/// a pipe, held) from the spec's reading on, so the limits count it as in use already; it is
+/// converted into its matrix in pieces. Saturates at SIZE_MAX.
 std::size_t bytes_needed(const Problem& p);
 
 /// "2684485632 bytes (2.50 GiB)"; a count that saturated is "more than 2^64 bytes".

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tilemm/types.hpp"
 
 namespace tilemm {
+namespace npy {
+struct File;
+}
 
 /// Where a problem came from, so that every message about it can name the file and the problem.
 struct Origin {
@@ -26,6 +30,7 @@ struct NpySource {
   std::string path;  // resolved against the spec file's folder
   std::int64_t rows = 0, cols = 0;
   bool fortran_order = false;
+  std::shared_ptr<const npy::File> file;  // the file's bytes, read once when the spec was read
 };
 
 /// One kernel to run on a problem, with its launch request (tile and team size, if asked for).

@@ -46,6 +46,9 @@ constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max();
 // filling the memory (tests/fuzz/corpus/spec/regression-sweep-explosion.yaml). Each result costs
 // several kernel runs, so a real study this large is split over several files.
 constexpr std::int64_t kMaxResults = 100000;
+// Bytes of a spec file: far more than the largest sweep needs, and a bound on what a device or an
+// endless pipe given as a spec can make tilemm read.
+constexpr std::size_t kMaxSpecBytes = std::size_t(64) << 20;
 
 /// Every key of `map` (a problem, or `defaults:` when `allow_name` is false) is a problem key.
 void check_keys(const ProblemReader& r, const YAML::Node& map, bool allow_name) {
@@ -281,15 +284,15 @@ void read_outputs(const ProblemReader& r, std::vector<Problem>& problems) {
 }
 
 /// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to,
-/// `scanned` the matrix files whose values were read already (check_matrices_finite).
+/// `files` the matrix files read already.
 std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
                                   const YAML::Node& defaults, int index, std::int64_t& results_left,
-                                  std::map<std::string, std::int64_t>& scanned) {
+                                  MatrixFiles& files) {
   ProblemReader r(file, node, defaults, index);
   Problem base = read_origin(r, file, node, index);
   read_single_values(r, base);
   // The headers come before the sweep's keys: a matrix file fixes the extents it covers.
-  const MatrixHeaders headers = read_matrix_headers(r, base);
+  const MatrixHeaders headers = read_matrix_headers(r, base, files);
   const Sweep sweep = read_sweep(r, node, headers);
 
   base.runs = expand_runs(sweep, kMaxResults);
@@ -298,29 +301,56 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
 
   check_matrix_dtypes(r, headers, sweep.precisions);
   check_scalars_fit(r, base, sweep.precisions);
-  check_matrices_finite(r, base, scanned);  // last of the input checks, as it reads every value
+  check_matrices_finite(r, base, files);  // last of the input checks, as it reads every value
   read_outputs(r, problems);
   return problems;
 }
 
-/// The YAML document of the spec file at `path`, checked as a document (check_yaml_document).
-YAML::Node load_document(const std::string& path) {
+/// The bytes of the spec file at `path`, read once (a named pipe too); at most kMaxSpecBytes.
+std::string read_spec_bytes(const std::string& path) {
   std::error_code ec;
   if (!is_valid_utf8(path)) throw InputError(path + ": a file name that is not UTF-8");
   if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
   if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a spec file");
-  {
-    std::ifstream probe(path);
-    if (!probe) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  std::string bytes;
+  char piece[1 << 16];
+  while (bytes.size() <= kMaxSpecBytes && in.read(piece, sizeof piece).gcount() > 0) {
+    bytes.append(piece, static_cast<std::size_t>(in.gcount()));
   }
-  YAML::Node root;
+  if (in.bad()) throw InputError(path + ": cannot read: " + std::strerror(errno));
+  if (bytes.size() > kMaxSpecBytes) {
+    throw InputError(path + ": longer than " + std::to_string(kMaxSpecBytes >> 20) +
+                     " MiB; split the study over several spec files");
+  }
+  return bytes;
+}
+
+/// The YAML document held in `bytes` of the spec file at `path`, checked as a document
+/// (check_yaml_document). A stream of several documents is refused: only one would run.
+YAML::Node load_document(const std::string& path, const std::string& bytes) {
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::LoadFile(path);
+    documents = YAML::LoadAll(bytes);
   } catch (const YAML::ParserException& e) {
     throw InputError(spec_place(path, e.mark) + "invalid YAML: " + e.msg);
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": cannot read: " + e.what());
   }
+  if (documents.size() > 1) {
+    // The '---' that opens the second document: the last one up to its first node.
+    const int first_node = documents[1].Mark().line;
+    int line = 0, marker = first_node;
+    for (std::size_t at = 0; at < bytes.size() && (first_node < 0 || line <= first_node); ++line) {
+      if (bytes.compare(at, 3, "---") == 0) marker = line;
+      at = std::min(bytes.find('\n', at), bytes.size()) + 1;
+    }
+    throw InputError(path + ":" + std::to_string(marker + 1) +
+                     ": a second YAML document ('---'); a spec file holds one: give each its own "
+                     "file");
+  }
+  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   check_yaml_document(path, root);
   return root;
 }
@@ -353,20 +383,25 @@ void check_top_level(const std::string& path, YAML::Node root) {
 
 }  // namespace
 
-std::vector<Problem> load_spec(const std::string& path) {
+std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs) {
+  const std::string bytes = read_spec_bytes(path);
   // Not const: for a missing key yaml-cpp's const operator[] gives a node that throws when used,
   // the other an undefined node.
-  YAML::Node root = load_document(path);
+  YAML::Node root = load_document(path, bytes);
   check_top_level(path, root);
   const YAML::Node problems = root["problems"];
   const YAML::Node defaults = root["defaults"];
   std::vector<Problem> out;
   std::int64_t results_left = kMaxResults;
-  std::map<std::string, std::int64_t> scanned;
+  MatrixFiles files;
   for (std::size_t i = 0; i < problems.size(); ++i) {
     auto expanded =
-        read_problem(path, problems[i], defaults, static_cast<int>(i), results_left, scanned);
+        read_problem(path, problems[i], defaults, static_cast<int>(i), results_left, files);
     out.insert(out.end(), expanded.begin(), expanded.end());
+  }
+  if (inputs) {
+    inputs->push_back({path, sha256_hex(bytes)});
+    for (const auto& [file, read] : files) inputs->push_back({file, sha256_hex(read.file->bytes)});
   }
   return out;
 }

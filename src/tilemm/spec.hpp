@@ -9,8 +9,15 @@
 
 namespace tilemm {
 
-/// Loads a spec file and expands its sweeps. Throws InputError on any problem with the file.
-std::vector<Problem> load_spec(const std::string& path);
+/// A file a run read: a spec or a .npy matrix, and the SHA-256 of the bytes it parsed.
+struct InputFile {
+  std::string path;
+  std::string sha256;
+};
+
+/// Loads a spec file and expands its sweeps; appends the spec and each matrix file it read, once,
+/// to `inputs`. Throws InputError on any problem with the files.
+std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs = nullptr);
 
 /// The keys a problem may have (also allowed under `defaults:`, but for `name`).
 const std::vector<std::string>& problem_keys();

@@ -1,5 +1,7 @@
 #include "tilemm/spec_inputs.hpp"
 
+#include <openssl/sha.h>
+
 #include <utility>
 
 #include "tilemm/npy.hpp"
@@ -7,17 +9,24 @@
 namespace tilemm {
 namespace {
 
-/// The header of the file under `key`, which must hold a matrix of at least one element.
-NpySource read_header(const ProblemReader& r, const std::string& key, std::string& dtype) {
+/// The file under `key`, read unless `files` holds it already, which must hold a matrix of at
+/// least one element.
+NpySource read_matrix(const ProblemReader& r, const std::string& key, MatrixFiles& files,
+                      std::string& dtype) {
   const YAML::Node node = r.find(key);
   NpySource src;
   src.path = r.path(node, key);
-  npy::Header header;
-  try {
-    header = npy::read_header(src.path);
-  } catch (const std::exception& e) {
-    r.error(node, key, "'" + src.path + "': " + e.what());
+  ReadMatrix& read = files[src.path];
+  if (!read.file) {
+    try {
+      read.file = std::make_shared<const npy::File>(npy::read(src.path));
+    } catch (const std::exception& e) {
+      files.erase(src.path);
+      r.error(node, key, "'" + src.path + "': " + e.what());
+    }
   }
+  src.file = read.file;
+  const npy::Header& header = read.file->header;
   src.rows = header.shape[0];
   src.cols = header.shape[1];
   // numpy writes empty arrays; extents are at least 1 here as when the spec gives them.
@@ -37,21 +46,13 @@ std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
 }
 
 void check_finite(const ProblemReader& r, const std::string& key, const NpySource& src,
-                  std::map<std::string, std::int64_t>& scanned) {
-  const YAML::Node node = r.find(key);
-  auto it = scanned.find(src.path);
-  if (it == scanned.end()) {
-    try {
-      it = scanned.emplace(src.path, npy::first_non_finite(src.path, npy::read_header(src.path)))
-               .first;
-    } catch (const std::exception& e) {
-      r.error(node, key, "'" + src.path + "': " + e.what());
-    }
-  }
-  const std::int64_t e = it->second;
+                  MatrixFiles& files) {
+  ReadMatrix& read = files.at(src.path);
+  if (read.non_finite == -2) read.non_finite = npy::first_non_finite(*read.file);
+  const std::int64_t e = read.non_finite;
   if (e < 0) return;
   const auto [row, col] = npy::file_order_position(e, src.rows, src.cols, src.fortran_order);
-  r.error(node, key,
+  r.error(r.find(key), key,
           "'" + src.path + "' holds a NaN or Inf at row " + std::to_string(row) + ", column " +
               std::to_string(col) + " (element " + std::to_string(e) +
               " in file order); tilemm multiplies finite matrices");
@@ -59,7 +60,7 @@ void check_finite(const ProblemReader& r, const std::string& key, const NpySourc
 
 }  // namespace
 
-MatrixHeaders read_matrix_headers(const ProblemReader& r, Problem& base) {
+MatrixHeaders read_matrix_headers(const ProblemReader& r, Problem& base, MatrixFiles& files) {
   MatrixHeaders headers;
   // The file under `key` gives `extent` the value `value`: the first to give it fixes it.
   const auto fix = [&](const std::string& extent, std::int64_t value, const std::string& key) {
@@ -73,19 +74,19 @@ MatrixHeaders read_matrix_headers(const ProblemReader& r, Problem& base) {
     headers.fixed_by.emplace(extent, key);
   };
   if (r.find("a")) {
-    base.a = read_header(r, "a", headers.dtypes["a"]);
+    base.a = read_matrix(r, "a", files, headers.dtypes["a"]);
     const auto [rows, cols] = op_shape(*base.a, base.trans_a);
     fix("m", rows, "a");
     fix("k", cols, "a");
   }
   if (r.find("b")) {
-    base.b = read_header(r, "b", headers.dtypes["b"]);
+    base.b = read_matrix(r, "b", files, headers.dtypes["b"]);
     const auto [rows, cols] = op_shape(*base.b, base.trans_b);
     fix("k", rows, "b");
     fix("n", cols, "b");
   }
   if (r.find("c")) {
-    base.c = read_header(r, "c", headers.dtypes["c"]);
+    base.c = read_matrix(r, "c", files, headers.dtypes["c"]);
     fix("m", base.c->rows, "c");
     fix("n", base.c->cols, "c");
   }
@@ -106,11 +107,22 @@ void check_matrix_dtypes(const ProblemReader& r, const MatrixHeaders& headers,
   }
 }
 
-void check_matrices_finite(const ProblemReader& r, const Problem& base,
-                           std::map<std::string, std::int64_t>& scanned) {
-  if (base.a) check_finite(r, "a", *base.a, scanned);
-  if (base.b) check_finite(r, "b", *base.b, scanned);
-  if (base.c) check_finite(r, "c", *base.c, scanned);
+void check_matrices_finite(const ProblemReader& r, const Problem& base, MatrixFiles& files) {
+  if (base.a) check_finite(r, "a", *base.a, files);
+  if (base.b) check_finite(r, "b", *base.b, files);
+  if (base.c) check_finite(r, "c", *base.c, files);
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (const unsigned char byte : digest) {
+    out += hex[byte >> 4];
+    out += hex[byte & 15];
+  }
+  return out;
 }
 
 }  // namespace tilemm

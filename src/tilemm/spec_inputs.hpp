@@ -1,17 +1,32 @@
-// The .npy matrix files a problem names under `a`, `b` and `c`. Their headers are read with the
-// problem's keys, as the shapes fix the extents they cover; after the sweep is expanded, every file
+// The files a spec reads: the spec itself and the .npy matrix files its problems name under `a`,
+// `b` and `c`, each read once, its bytes parsed, checked and hashed. A matrix file is read with the
+// problem's keys, as its shape fixes the extents it covers; after the sweep is expanded, every file
 // is checked against the problem's precisions and scanned for values that are not finite.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "tilemm/npy.hpp"
 #include "tilemm/problem.hpp"
 #include "tilemm/spec_yaml.hpp"
 
 namespace tilemm {
+
+/// SHA-256 of `bytes`, in hex.
+std::string sha256_hex(std::string_view bytes);
+
+/// The matrix files a spec names, each read once however many problems name it; `non_finite` is
+/// the first element that is not finite (-1 for none; -2 before the file was scanned).
+struct ReadMatrix {
+  std::shared_ptr<const npy::File> file;
+  std::int64_t non_finite = -2;
+};
+using MatrixFiles = std::map<std::string, ReadMatrix>;
 
 /// What the headers of a problem's matrix files say.
 struct MatrixHeaders {
@@ -20,9 +35,9 @@ struct MatrixHeaders {
   std::map<std::string, std::string> dtypes;    // "a", "b", "c" -> the file's dtype, as "<f8"
 };
 
-/// Reads the headers of the files the problem names into base.a, base.b and base.c (after its
-/// transposes are read), and checks that their shapes agree on the extents they share.
-MatrixHeaders read_matrix_headers(const ProblemReader& r, Problem& base);
+/// Reads the files the problem names (those not in `files` yet) into base.a, base.b and base.c
+/// (after its transposes are read), and checks that their shapes agree on the extents they share.
+MatrixHeaders read_matrix_headers(const ProblemReader& r, Problem& base, MatrixFiles& files);
 
 /// Refuses a file whose dtype is not each of the problem's precisions: a file is never converted
 /// silently.
@@ -30,9 +45,7 @@ void check_matrix_dtypes(const ProblemReader& r, const MatrixHeaders& headers,
                          const std::vector<Precision>& precisions);
 
 /// Refuses a file holding a NaN or Inf, which would fail every result of the problem after the
-/// problems before it had run. Each file is read once per spec: `scanned` maps a path to its first
-/// element that is not finite, -1 for none.
-void check_matrices_finite(const ProblemReader& r, const Problem& base,
-                           std::map<std::string, std::int64_t>& scanned);
+/// problems before it had run. Each file is scanned once per spec.
+void check_matrices_finite(const ProblemReader& r, const Problem& base, MatrixFiles& files);
 
 }  // namespace tilemm

@@ -2,7 +2,7 @@
 //
 // The contract under test: a malformed file is refused with std::invalid_argument (or
 // std::runtime_error when it cannot be read); an accepted one holds a 2-D float32/float64 array
-// that the file really contains, and read_data returns exactly its elements. Any other exception
+// that the file holds exactly, and values() returns exactly its elements. Any other exception
 // escaping (std::bad_alloc or std::length_error from a claimed shape, std::out_of_range), a crash
 // or a sanitizer report is a bug.
 #include <unistd.h>
@@ -31,7 +31,7 @@ void check_accepted(const tilemm::npy::Header& h, std::size_t size) {
   const bool dtype_ok = h.descr == "<f4" || h.descr == "<f8";
   if (!dtype_ok || h.shape.size() != 2 || h.shape[0] < 0 || h.shape[1] < 0) std::abort();
   const auto elements = static_cast<std::size_t>(h.count());
-  if (h.data_offset > size || elements > (size - h.data_offset) / h.item_bytes()) std::abort();
+  if (h.data_offset > size || elements != (size - h.data_offset) / h.item_bytes()) std::abort();
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const char* bytes = reinterpret_cast<const char*>(data);
   bool accepted_in_memory = false;
   try {
-    check_accepted(tilemm::npy::parse_header(bytes, size, size), size);
+    check_accepted(tilemm::npy::parse(bytes, size), size);
     accepted_in_memory = true;
   } catch (const std::invalid_argument&) {
   }
@@ -60,11 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!out) std::abort();
   }
   try {
-    const tilemm::npy::Header h = tilemm::npy::read_header(g_file);
-    check_accepted(h, size);
+    const tilemm::npy::File file = tilemm::npy::read(g_file);
+    check_accepted(file.header, size);
     if (!accepted_in_memory) std::abort();  // the file and the memory reader must agree
-    const auto values = tilemm::npy::read_data(g_file, h);
-    if (values.size() != static_cast<std::size_t>(h.count())) std::abort();
+    if (file.bytes.size() != size) std::abort();
+    const auto values = tilemm::npy::values(file);
+    if (values.size() != static_cast<std::size_t>(file.header.count())) std::abort();
   } catch (const std::invalid_argument&) {
     if (accepted_in_memory) std::abort();
   } catch (const std::runtime_error&) {

@@ -2,6 +2,7 @@
 // that names the file, the problem and the key.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <initializer_list>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/npy.hpp"
 #include "tilemm/spec.hpp"
+#include "tilemm/spec_inputs.hpp"
 
 namespace tilemm::test {
 namespace {
@@ -311,6 +313,35 @@ TEST(Spec, RefusesBadMatrixFiles) {
   expect(kHead + "    a: a.npy\n    m: 5\n    n: 2\n", {"key 'm'", "agree"});
   expect(kHead + "    a: a.npy\n    b: a.npy\n", {"key 'b'", "k = 2", "k = 3"});
   expect(kHead + "    a: a.npy\n    c: a.npy\n    n: 7\n", {"key 'n'"});
+}
+
+// Issue 40: a stream of two YAML documents ran the first and dropped the second silently.
+TEST(Spec, RefusesASecondDocument) {
+  expect_error(kHead + "    m: 3\n    n: 4\n    k: 5\n---\n" + kHead + "    m: 3\n",
+               {"spec.yaml:6:", "a second YAML document"});
+  TempDir dir;
+  EXPECT_EQ(load(dir, "---\n" + kHead + "    m: 3\n    n: 4\n    k: 5\n").size(), 1u);
+}
+
+// Issue 40: each input is read once and the SHA-256 recorded is that of the bytes parsed, for the
+// spec and for each matrix file, however many problems name it.
+TEST(Spec, RecordsTheHashOfTheBytesRead) {
+  TempDir dir;
+  const std::vector<double> a(6, 1.5);
+  npy::write(dir.path("a.npy"), a.data(), 2, 3, false);
+  const std::string yaml = kHead + "    a: a.npy\n    n: 2\n  - name: q\n    a: a.npy\n    n: 3\n";
+  std::vector<InputFile> inputs;
+  load_spec(dir.write("spec.yaml", yaml), &inputs);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[0].path, dir.path("spec.yaml"));
+  EXPECT_EQ(inputs[1].path, dir.path("a.npy"));
+  // sha256 of the empty string and of "abc" (FIPS 180-2), then the inputs' against their bytes.
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(inputs[0].sha256, sha256_hex(yaml));
+  std::ifstream in(dir.path("a.npy"), std::ios::binary);
+  const std::string matrix{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(inputs[1].sha256, sha256_hex(matrix));
 }
 
 TEST(Spec, OutputPathTemplates) {
