@@ -1,7 +1,10 @@
 #include "tilemm/kokkos_args.hpp"
 
+#include <dlfcn.h>
+
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 
 #include "tilemm/errors.hpp"
@@ -36,6 +39,18 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
+/// Loads the tools library that Kokkos would load as it starts (the first of a ';' list) named by
+/// `where` as `value`: Kokkos prints its own error for one it cannot load and runs on without the
+/// tool, so a run that asked for a profiler or a tuner is refused instead. Loaded as Kokkos loads
+/// it, it stays loaded for Kokkos.
+void check_tools_library(const std::string& where, const std::string& value) {
+  const std::string library = value.substr(0, value.find(';'));
+  if (library.empty() || ::dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return;
+  const char* why = ::dlerror();
+  throw InputError(where + ": cannot load the Kokkos tools library '" + library +
+                   "': " + (why ? why : "unknown reason"));
+}
+
 }  // namespace
 
 KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>& ours) {
@@ -58,6 +73,7 @@ KokkosArguments::KokkosArguments(int argc, char** argv, std::vector<std::string>
 }
 
 void KokkosArguments::check() const {
+  bool tools_flag = false;
   for (const std::string& flag : flags_) {
     const auto equals = flag.find('=');
     const std::string name = flag.substr(0, equals);
@@ -76,6 +92,22 @@ void KokkosArguments::check() const {
       throw InputError(name + ": needs a whole number (" + name + "=N)" +
                        (equals == std::string::npos ? "" : ", got '" + value + "'"));
     }
+    if (name == "--kokkos-tools-libs" || name == "--kokkos-tools-library") {
+      check_tools_library(name, value);
+      tools_flag = true;
+    }
+  }
+  // Without the flag, Kokkos reads the library from the first of its variables that is set.
+#if KOKKOS_VERSION >= 30700
+  const char* variables[] = {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"};
+#else
+  const char* variables[] = {"KOKKOS_PROFILE_LIBRARY"};
+#endif
+  for (const char* variable : variables) {
+    const char* value = std::getenv(variable);
+    if (tools_flag || !value) continue;
+    check_tools_library(variable, value);
+    break;
   }
 }
 

@@ -13,9 +13,10 @@
 namespace tilemm {
 namespace {
 
-/// Address space kept free under `ulimit -v` when the BLAS is OpenBLAS: the buffer it maps on its
-/// first call (BUFFER_SIZE on x86-64, 32 << 22 bytes, and a page), which it would otherwise wait
-/// for for ever and so hang the run, and 16 MiB for the run's small allocations before that call.
+/// Address space kept free under `ulimit -v` or `ulimit -d` when the BLAS is OpenBLAS: the buffer
+/// it maps on its first call (BUFFER_SIZE on x86-64, 32 << 22 bytes, and a page), which it would
+/// otherwise wait for for ever and so hang the run, and 16 MiB for the run's small allocations
+/// before that call.
 constexpr std::size_t kOpenBlasReserve = (std::size_t(144) << 20) + 4096;
 
 /// Memory a run touches besides its counted matrices (the BLAS's packed panels, Kokkos' team
@@ -116,7 +117,7 @@ MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bo
   tighten(host.address_space, address_space_keeps,
           address_space_keeps == 0
               ? ""
-              : " (under ulimit -v, less " + std::to_string(address_space_keeps >> 20) +
+              : " (under ulimit -v or -d, less " + std::to_string(address_space_keeps >> 20) +
                     " MiB kept free for the buffer OpenBLAS maps on its first call and the run's "
                     "small allocations before it)");
   return room;
@@ -133,9 +134,15 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     Plan plan;
     plan.problem = &p;
     plan.launches = launches(b, p);
-    // The operands, and the partial tiles of the launch that needs the most (a split K).
+    // The operands, the partial tiles of the launch that needs the most (a split K), and on a host
+    // backend its team scratch: Kokkos gives every thread of the backend the scratch of a team,
+    // and aborts the process where it cannot allocate it.
     plan.bytes_needed =
         saturating_add(bytes_needed(p), saturating_mul(plan.partial_elements(), p.scalar_bytes()));
+    if (b.on_host) {
+      plan.bytes_needed = saturating_add(
+          plan.bytes_needed, saturating_mul(plan.scratch_bytes(), std::size_t(b.concurrency())));
+    }
     const MemoryRoom room = memory_room(name);
     if (plan.bytes_needed > room.bytes) {
       throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +

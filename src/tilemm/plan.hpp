@@ -17,11 +17,17 @@ namespace tilemm {
 struct Plan {
   const Problem* problem = nullptr;
   std::vector<LaunchConfig> launches;  // one per problem->runs
-  std::size_t bytes_needed = 0;        // on the backend's memory space
+  std::size_t bytes_needed = 0;        // on the backend's memory space, team scratch included
   /// Scalars of a split K's partial tiles: the most that one of the launches needs.
   std::size_t partial_elements() const {
     std::size_t most = 0;
     for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);
+    return most;
+  }
+  /// Bytes of team scratch a team of the launch that needs the most takes.
+  std::size_t scratch_bytes() const {
+    std::size_t most = 0;
+    for (const LaunchConfig& launch : launches) most = std::max(most, launch.scratch_bytes);
     return most;
   }
 };

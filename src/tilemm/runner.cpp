@@ -25,7 +25,7 @@ RuntimeFailure run_failure(const Plan& plan, const std::string& backend, const s
     text += "; the problem needs about " + bytes_text(plan.bytes_needed) + " of " +
             describe_backend(backend).memory_kind + " and " +
             bytes_text(memory_available(backend)) +
-            " are available (a limit tilemm cannot see, such as ulimit -d, may be lower)";
+            " are available (a limit tilemm cannot see may be lower)";
   }
   return RuntimeFailure(text);
 }

@@ -55,10 +55,11 @@ std::size_t host_memory_total() {
 
 namespace {
 
-/// The address-space limit (`ulimit -v`) in bytes; RLIM_INFINITY when there is none.
-rlim_t address_space_limit() {
+/// A limit of the process (`ulimit -v`: RLIMIT_AS; `ulimit -d`: RLIMIT_DATA) in bytes;
+/// RLIM_INFINITY when there is none.
+rlim_t process_limit(int resource) {
   rlimit limit{};
-  return ::getrlimit(RLIMIT_AS, &limit) == 0 ? limit.rlim_cur : RLIM_INFINITY;
+  return ::getrlimit(resource, &limit) == 0 ? limit.rlim_cur : RLIM_INFINITY;
 }
 
 namespace fs = std::filesystem;
@@ -141,10 +142,14 @@ HostMemory host_memory() {
   memory.machine = kib_field("/proc/meminfo", "MemAvailable");
   if (memory.machine == 0) memory.machine = std::numeric_limits<std::size_t>::max();
   memory.cgroup = cgroup_memory_headroom();
-  const rlim_t limit = address_space_limit();
-  if (limit != RLIM_INFINITY) {
-    const std::size_t mapped = kib_field("/proc/self/status", "VmSize");
-    memory.address_space = limit > mapped ? limit - mapped : 0;
+  // Each limit less what it counts already: every mapping for RLIMIT_AS; the heap and the private
+  // writable mappings (VmData), where every allocation lands, for RLIMIT_DATA.
+  for (const auto& [resource, field] : {std::pair{RLIMIT_AS, "VmSize"}, {RLIMIT_DATA, "VmData"}}) {
+    const rlim_t limit = process_limit(resource);
+    if (limit == RLIM_INFINITY) continue;
+    const std::size_t used = kib_field("/proc/self/status", field);
+    const std::size_t room = limit > used ? limit - used : 0;
+    if (!memory.address_space || room < *memory.address_space) memory.address_space = room;
   }
   return memory;
 }

@@ -18,7 +18,8 @@ struct HostMemory {
   /// batch job's memory request or a container's limit, past which the system swaps the process
   /// out, holds it back (cgroup v2's memory.high) or kills it.
   std::optional<std::size_t> cgroup;
-  /// The address-space limit (`ulimit -v`) less what the process maps already.
+  /// The address-space limit (`ulimit -v`) less what the process maps already, or the data limit
+  /// (`ulimit -d`) less its data mappings, whichever is smaller.
   std::optional<std::size_t> address_space;
 };
 HostMemory host_memory();

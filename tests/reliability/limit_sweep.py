@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
-"""Shrinks the address-space limit (ulimit -v) step by step under a small spec, from 1 GiB down,
+"""Shrinks the address-space limit (ulimit -v), or the data limit (ulimit -d), step by step under a
+small spec, from 1 GiB down,
 and checks the first limit at which tilemm does not pass: it must refuse the problem cleanly (exit
 status 3, the memory message), not hang or crash. OpenBLAS maps a 128 MiB buffer on its first call
 and, when that map fails, tries again for ever: the plan has to leave room for it (plan.cpp).
 Then the 16 MiB above that limit again in steps of 64 KiB: a limit just above the refusal, that
 leaves OpenBLAS's buffer a little short, would hang the run in a window narrower than the steps.
 
-  limit_sweep.py TILEMM SPEC BACKEND     exit 0: passed, 1: failed, 77: the BLAS is not OpenBLAS
+  limit_sweep.py TILEMM SPEC BACKEND [as|data]
+      exit 0: passed, 1: failed, 77: the BLAS is not OpenBLAS
 
 Below that first failure other things stop the run before tilemm starts (the OpenMP runtime cannot
 make its threads; OpenBLAS cannot map its threads' buffers as it loads, and waits): those are not
-tilemm's to catch, and tests/README.md's failure list says so.
+tilemm's to catch, and tests/README.md's failure list says so. What must hold there is that SIGTERM
+(a batch system's time limit) still ends such a run: the sweep goes on down to 64 MiB, and a run
+that hangs is sent SIGTERM and must end within 10 s.
 """
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,19 +32,30 @@ TIMEOUT_S = 30
 FINE_TIMEOUT_S = 10
 
 
-def run(command, limit, env, timeout=TIMEOUT_S):
+def run(command, limit, env, timeout=TIMEOUT_S, which=resource.RLIMIT_AS):
+    """(exit status, stderr) of one run under `limit`; None for a run that hung and SIGTERM ended,
+    "unstoppable" for one that SIGTERM did not end."""
     def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(which, (limit, limit))
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, env=env, preexec_fn=apply if limit else None)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout,
-                              preexec_fn=apply if limit else None)
+        _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return "unstoppable", ""
         return None, ""
-    return done.returncode, done.stderr
+    return process.returncode, stderr
 
 
 def main():
     tilemm, spec, backend = sys.argv[1:4]
+    which = resource.RLIMIT_DATA if sys.argv[4:] == ["data"] else resource.RLIMIT_AS
     env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.json")
@@ -58,11 +74,15 @@ def main():
         return status == 3 and "of host memory;" in stderr and "OpenBLAS" in stderr
 
     def run_at(limit, fine_step):
-        return run(command, limit, env, FINE_TIMEOUT_S if fine_step else TIMEOUT_S)
+        return run(command, limit, env, FINE_TIMEOUT_S if fine_step else TIMEOUT_S, which)
 
     found = sweep.sweep(run_at, clean, top=1 << 30, step=STEP, fine=FINE_STEP)
     if found is None:
         return 1
+    for limit in range(found[0] - STEP, (64 << 20) - 1, -4 * STEP):
+        if run(command, limit, env, FINE_TIMEOUT_S, which)[0] == "unstoppable":
+            print("FAIL: limit %d KiB: the run hung and SIGTERM did not end it" % (limit >> 10))
+            return 1
     print("ok: every limit from %d KiB down to %d KiB in steps of 64 KiB passed or was refused (3)"
           % ((found[0] + STEP) >> 10, found[0] >> 10))
     return 0

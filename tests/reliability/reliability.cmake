@@ -95,10 +95,20 @@ endif()
 # buffer, mapped on its first call, is kept free, or the run would hang in the reference product.
 tilemm_reliability_test(address_space_sweep ${Python3_EXECUTABLE} ${RELIABILITY}/limit_sweep.py
   ${TILEMM} ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND})
-set_tests_properties(reliability.address_space_sweep PROPERTIES SKIP_RETURN_CODE 77)
-if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
-  set_tests_properties(reliability.address_space_sweep PROPERTIES DISABLED TRUE)
-endif()
+# The same with a large explicit tile, whose team scratch Kokkos allocates per thread (it aborted
+# the process, 134, where the plan did not count it), and under a data limit (`ulimit -d`), under
+# which OpenBLAS waits for ever for its buffer as under `ulimit -v`. Below the first refusal, a run
+# that hangs before tilemm starts must still end on SIGTERM.
+tilemm_reliability_test(address_space_sweep_big_tile ${Python3_EXECUTABLE}
+  ${RELIABILITY}/limit_sweep.py ${TILEMM} ${RELIABILITY_SPECS}/big_tile.yaml ${TILEMM_HOST_BACKEND})
+tilemm_reliability_test(data_limit_sweep ${Python3_EXECUTABLE} ${RELIABILITY}/limit_sweep.py
+  ${TILEMM} ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND} data)
+foreach(test address_space_sweep address_space_sweep_big_tile data_limit_sweep)
+  set_tests_properties(reliability.${test} PROPERTIES SKIP_RETURN_CODE 77)
+  if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
+    set_tests_properties(reliability.${test} PROPERTIES DISABLED TRUE)
+  endif()
+endforeach()
 # A memory limit of the process's cgroup (a batch job's memory request, a container's limit): past
 # it the kernel kills the process without a word, so tilemm refuses beforehand (3) what does not
 # fit, and keeps room for what a run touches besides its matrices. The test makes a cgroup (as root,
@@ -114,9 +124,8 @@ if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
   # charges over 100 MiB to the cgroup: the sweep's lowest limits kill it as it starts.
   set_tests_properties(reliability.cgroup_limit PROPERTIES DISABLED TRUE)
 endif()
-# A limit tilemm does not see (`ulimit -d`): the allocation fails; tilemm reports it with the
-# problem and the bytes it needs, exit status 3, and the files say "failed: ...". Under ASan, whose
-# shadow memory a data limit also stops, its allocator's own limit makes the allocation fail.
+# An allocation that fails (under ASan, its allocator's own limit; elsewhere a data limit, `ulimit -d`,
+# is seen by the plan and refuses the problem before it allocates).
 set(allocation_fails --exit 3 --stderr-has "[1/1]" --stderr-has "problem 'needs-2.5-GiB'"
   --stderr-has "failed to allocate" --stderr-has "needs about 2684485632 bytes (2.50 GiB) of host memory"
   --results alloc.json alloc.csv --rows 0 --status "failed:")
@@ -128,8 +137,9 @@ if(TILEMM_ASAN)
   set_tests_properties(reliability.allocation_fails PROPERTIES ENVIRONMENT
                        "OMP_PROC_BIND=false;ASAN_OPTIONS=${asan_limit}")
 else()
-  tilemm_reliability_test(allocation_fails ${CASE} ${allocation_fails} --limit-data 1073741824 --
-    ${allocation_fails_run})
+  tilemm_reliability_test(allocation_fails ${CASE} --exit 3 --limit-data 1073741824 --stdout-empty
+    --stderr-has "needs 2684485632 bytes (2.50 GiB) of host memory" --stderr-has "ulimit -v or -d"
+    --stderr-lacks "[1/1]" --absent alloc.json -- ${allocation_fails_run})
   if("CUDA" IN_LIST Kokkos_DEVICES)
     set_tests_properties(reliability.allocation_fails PROPERTIES DISABLED TRUE)
     message(STATUS "tilemm: reliability.allocation_fails is disabled in this build: the CUDA "

@@ -170,7 +170,7 @@ TEST(HostMemoryRoom, TightestLimitLessItsReserve) {
   host.address_space = 500 * kMiB;  // less OpenBLAS's buffer and page, and 16 MiB
   const MemoryRoom limited = host_memory_room(host, 8, true);
   EXPECT_EQ(limited.bytes, (500 - 128 - 16) * kMiB - 4096);
-  EXPECT_NE(limited.note.find("ulimit -v, less 144 MiB"), std::string::npos);
+  EXPECT_NE(limited.note.find("ulimit -v or -d, less 144 MiB"), std::string::npos);
   EXPECT_EQ(host_memory_room(host, 8, false).bytes, 500 * kMiB);  // another BLAS: no reserve
   EXPECT_EQ(host_memory_room(host, 8, false).note, "");
 
