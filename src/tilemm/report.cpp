@@ -118,7 +118,7 @@ const std::vector<std::string>& result_columns() {
       "verdict",      "seed",         "data",         "c_out",        "spec",
       "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
       "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown", "time_stddev_s",
-      "noisy",        "threads",      "kokkos_version", "git_hash"};
+      "noisy",        "threads",      "kokkos_version", "git_hash", "freivalds_error", "reference_valid"};
   // clang-format on
   return columns;
 }
@@ -192,6 +192,11 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["threads"] = context.host_threads;
   row["kokkos_version"] = context.kokkos_version;
   row["git_hash"] = context.git_hash;
+  // Freivalds' check of the same C, which trusts no library (validate.hpp); null as `error` is.
+  row["freivalds_error"] = std::isfinite(r.freivalds_error)
+                               ? nlohmann::ordered_json(r.freivalds_error)
+                               : nlohmann::ordered_json();
+  row["reference_valid"] = r.reference_valid;
   // In the JSON only (a CSV row holds no list): every timed run, in run order.
   row["times_s"] = r.time.times;
   keep_utf8(row);
@@ -230,8 +235,10 @@ nlohmann::ordered_json context_json(const RunContext& c) {
     inputs.push_back({{"file", input.path}, {"sha256", input.sha256}});
   j["inputs"] = inputs;
   j["validation"] =
-      "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0|) against a "
-      "double-precision KokkosBlas::gemm R; pass when error <= (k + 2) * eps(precision)";
+      "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0| + (1 + |alpha|) "
+      "eta / eps) against a double-precision KokkosBlas::gemm R; freivalds_error = max |C x - "
+      "(alpha A (B x) + beta C0 x)| / (|x|^T of each element's bound), three random x, in long "
+      "double on the host; pass when both are <= (k + 2) * eps(precision)";
   j["kokkos_configuration"] = c.kokkos_configuration;
   if (!c.kokkos_kernels_configuration.empty()) {
     j["kokkos_kernels_configuration"] = c.kokkos_kernels_configuration;

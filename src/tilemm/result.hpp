@@ -49,10 +49,12 @@ struct Result {
   std::string backend;
   LaunchConfig launch;  // zeros for kernels that leave the launch to Kokkos
   TimeStats time;
-  int warmup_runs = 0;     // untimed runs done before the timed ones
-  double gflops = 0;       // 2 M N K / median time
-  double gflops_best = 0;  // 2 M N K / min time
-  double error = 0;        // max scaled error (validate.hpp), worst of the first and last run
+  int warmup_runs = 0;          // untimed runs done before the timed ones
+  double gflops = 0;            // 2 M N K / median time
+  double gflops_best = 0;       // 2 M N K / min time
+  double error = 0;             // max scaled error (validate.hpp), worst of the first and last run
+  double freivalds_error = 0;   // Freivalds' error (validate.hpp), worst of the same two runs
+  bool reference_valid = true;  // whether the reference of `error` passed Freivalds' check
   double tolerance = 0;
   bool passed = false;
   std::string c_out;                // the file C was written to, if any

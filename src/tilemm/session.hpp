@@ -18,6 +18,12 @@ class Session {
   virtual double run(std::size_t run) = 0;
   /// The largest scaled error of C after the last run (validate.hpp); +Inf for NaN or Inf in C.
   virtual double error() const = 0;
+  /// Freivalds' error of C after the last run (validate.hpp), which trusts no library; +Inf for
+  /// NaN or Inf in C.
+  virtual double freivalds_error() const = 0;
+  /// Whether the reference that error() compares with passes Freivalds' check itself (a vendor
+  /// BLAS that is wrong gives a wrong reference); where it does not, error() proves nothing.
+  virtual bool reference_valid() const = 0;
   /// Writes C after the last run to `path` as .npy, in the problem's layout.
   virtual void write_c(const std::string& path) const = 0;
 };

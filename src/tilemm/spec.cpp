@@ -252,17 +252,27 @@ void spend_results(const ProblemReader& r, const YAML::Node& node, std::int64_t 
               " results in all: split the sweep over several files");
 }
 
-/// Refuses an alpha or beta beyond the range of float when the sweep runs in float: they are
-/// applied in the problem's precision, where such a value is infinity and would fail validation,
-/// blaming the kernel for the spec.
+/// Refuses an alpha or beta that float cannot hold when the sweep runs in float: they are applied
+/// in the problem's precision, where a value beyond float's range is infinity and would fail
+/// validation, blaming the kernel for the spec, and a nonzero one below the smallest normal float
+/// is 0 or a subnormal that keeps a few of its digits.
 void check_scalars_fit(const ProblemReader& r, const Problem& base,
                        const std::vector<Precision>& precisions) {
-  if (std::find(precisions.begin(), precisions.end(), Precision::Float) == precisions.end()) return;
   for (const auto& [key, value] : {std::pair{"alpha", base.alpha}, std::pair{"beta", base.beta}}) {
-    if (std::fabs(value) > FLT_MAX) {
-      r.error(r.find(key), key,
-              "is beyond the range of float (about 3.4e38 in magnitude), and the problem's "
-              "precision is float");
+    for (const Precision precision : precisions) {
+      const bool is_float = precision == Precision::Float;
+      if (is_float && std::fabs(value) > FLT_MAX) {
+        r.error(r.find(key), key,
+                "is beyond the range of float (about 3.4e38 in magnitude), and the problem's "
+                "precision is float");
+      }
+      // A value that float rounds to 0 or to a subnormal would run as another value than the
+      // results record, or with a fraction of its digits (inputs/README.md).
+      if (is_float && value != 0 && std::fabs(value) < FLT_MIN) {
+        r.error(r.find(key), key,
+                "is nonzero and below the smallest normal float (about 1.2e-38): float would "
+                "round it to 0 or hold it with fewer digits");
+      }
     }
   }
 }

@@ -45,7 +45,8 @@ void check_matrix_dtypes(const ProblemReader& r, const MatrixHeaders& headers,
                          const std::vector<Precision>& precisions);
 
 /// Refuses a file holding a NaN or Inf, which would fail every result of the problem after the
-/// problems before it had run. Each file is scanned once per spec.
+/// problems before it had run. Each file is scanned once per spec. With beta = 0 the problem never
+/// reads C (as BLAS), so its `c` file is not scanned.
 void check_matrices_finite(const ProblemReader& r, const Problem& base, MatrixFiles& files);
 
 }  // namespace tilemm

@@ -1,7 +1,7 @@
 // The workspace: a planned problem on one Kokkos execution space. Allocate A, B, the initial C0
 // and the C kernels write; fill them (random or .npy; C0 poisoned when beta == 0); compute the
-// double-precision reference. Kernels then run on it again and again (runner.cpp times and
-// validates them).
+// double-precision reference and prepare Freivalds' check (validate.hpp). Kernels then run on it
+// again and again (runner.cpp times and validates them).
 #pragma once
 
 #include <chrono>
@@ -61,6 +61,15 @@ class Workspace final : public Session {
     g_.beta = static_cast<Scalar>(p_.beta);
     reference_ = make_reference(g_);
     g_.c = c_;
+    const auto host = [](const Matrix& x) {
+      return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    };
+    freivalds_.emplace(host(a_), ta, host(b_), tb, host(c0_), p_.alpha, p_.beta,
+                       static_cast<double>(std::numeric_limits<Scalar>::min()), p_.seed);
+    // The reference comes from the vendor's BLAS too: Freivalds' check tells whether to trust it.
+    reference_valid_ =
+        freivalds_->error(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reference_.c)) <=
+        tolerance(Precision::Double, p_.k);
   }
 
   double run(std::size_t r) override {
@@ -73,6 +82,12 @@ class Workspace final : public Session {
   }
 
   double error() const override { return max_scaled_error(reference_, c_, c0_); }
+
+  bool reference_valid() const override { return reference_valid_; }
+
+  double freivalds_error() const override {
+    return freivalds_->error(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_));
+  }
 
   void write_c(const std::string& path) const override {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_);
@@ -109,6 +124,8 @@ class Workspace final : public Session {
   Partials partials_;  // a split K's partial tiles
   Operands g_;
   Reference<ExecSpace, Layout> reference_;
+  std::optional<Freivalds> freivalds_;
+  bool reference_valid_ = true;
 };
 
 }  // namespace tilemm

@@ -315,6 +315,35 @@ TEST(Spec, RefusesBadMatrixFiles) {
   expect(kHead + "    a: a.npy\n    c: a.npy\n    n: 7\n", {"key 'n'"});
 }
 
+// Issue 40: an alpha or beta that the precision rounds to 0 or to a subnormal would run as
+// another value than the results record.
+TEST(Spec, RefusesScalarsThePrecisionCannotHold) {
+  const std::string mnk = "    m: 3\n    n: 4\n    k: 5\n";
+  expect_error(kHead + mnk + "    precision: float\n    alpha: 1e-50\n",
+               {"key 'alpha'", "below the smallest normal float"});
+  expect_error(kHead + mnk + "    precision: [double, float]\n    beta: 2e-45\n",
+               {"key 'beta'", "below the smallest normal float"});
+  TempDir dir;
+  EXPECT_EQ(load(dir, kHead + mnk + "    precision: float\n    alpha: 1e-37\n").size(), 1u);
+  EXPECT_EQ(load(dir, kHead + mnk + "    precision: float\n    beta: -0.0\n").size(), 1u);
+}
+
+// Issue 40: with beta = 0 C is never read (as BLAS), so a `c` file holding NaN is not refused.
+TEST(Spec, ScansCOnlyWhenBetaReadsIt) {
+  TempDir dir;
+  std::vector<double> c(6, 1.0);
+  c[4] = std::numeric_limits<double>::quiet_NaN();
+  npy::write(dir.path("c.npy"), c.data(), 2, 3, false);
+  EXPECT_EQ(load(dir, kHead + "    c: c.npy\n    k: 4\n").size(), 1u);
+  try {
+    load(dir, kHead + "    c: c.npy\n    k: 4\n    beta: 1\n");
+    ADD_FAILURE() << "a NaN in C read with beta = 1 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN or Inf at row 1, column 1"), std::string::npos)
+        << e.what();
+  }
+}
+
 // Issue 40: a stream of two YAML documents ran the first and dropped the second silently.
 TEST(Spec, RefusesASecondDocument) {
   expect_error(kHead + "    m: 3\n    n: 4\n    k: 5\n---\n" + kHead + "    m: 3\n",

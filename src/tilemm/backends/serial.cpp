@@ -21,6 +21,8 @@ class OneOpenMPThread final : public Session {
   explicit OneOpenMPThread(const Plan& plan) : inner_(Runner::prepare(plan)) {}
   double run(std::size_t r) override { return inner_->run(r); }
   double error() const override { return inner_->error(); }
+  double freivalds_error() const override { return inner_->freivalds_error(); }
+  bool reference_valid() const override { return inner_->reference_valid(); }
   void write_c(const std::string& path) const override { inner_->write_c(path); }
 
  private:
