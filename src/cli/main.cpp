@@ -4,6 +4,10 @@
 // Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error, 3 runtime
 // failure; 128 + signal number when SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU or SIGPIPE stopped
 // the run (finished results are kept).
+//
+// Under an MPI launcher (mpirun, srun) with several ranks, each problem is one product over all
+// of them (distributed/summa.hpp): every rank reads the specs and runs, rank 0 alone prints and
+// writes the results, and a failure on any rank ends every rank with its status and message.
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -21,6 +25,7 @@
 
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
+#include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kokkos_args.hpp"
 #include "tilemm/output_paths.hpp"
@@ -109,7 +114,10 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   // With results on standard output ("-"), stdout holds that file alone and the table goes to
   // stderr.
   const bool results_on_stdout = options.json == "-" || options.csv == "-";
-  tilemm::Table table(results_on_stdout ? std::cerr : std::cout);
+  std::ostream nowhere(nullptr);  // the table of ranks other than 0 of an MPI run
+  tilemm::Table table(tilemm::distributed::rank() != 0 ? nowhere
+                      : results_on_stdout              ? std::cerr
+                                                       : std::cout);
   bool all_passed = true;
   const auto on_result = [&](const tilemm::Result& r) {
     table.row(r);
@@ -240,16 +248,25 @@ int run_cli(int argc, char** argv) {
     return tilemm::kExitInputError;
   }
 
+  // Rank 0 of an MPI run prints and writes the results; the others compute and stay quiet.
+  if (tilemm::distributed::rank() != 0) {
+    options.json.clear();
+    options.csv.clear();
+    options.quiet = true;
+  }
+
   // Everything about the input is checked before Kokkos starts or anything is computed.
   std::vector<tilemm::Problem> problems;
-  for (const auto& spec : options.specs) {
-    auto loaded = tilemm::load_spec(spec);
-    problems.insert(problems.end(), loaded.begin(), loaded.end());
-  }
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
-  if (!options.list_backends) {
-    tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
-  }
+  tilemm::distributed::on_all_ranks([&] {
+    for (const auto& spec : options.specs) {
+      auto loaded = tilemm::load_spec(spec);
+      problems.insert(problems.end(), loaded.begin(), loaded.end());
+    }
+    if (!options.list_backends && tilemm::distributed::rank() == 0) {
+      tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
+    }
+  });
 
   std::optional<Kokkos::ScopeGuard> kokkos;
   {
@@ -264,12 +281,21 @@ int run_cli(int argc, char** argv) {
     }
     return tilemm::kExitOk;
   }
-  tilemm::check_backend(backend);
-  const auto plans = tilemm::plan(problems, backend);
-  const auto context =
+  std::vector<tilemm::Plan> plans;
+  tilemm::distributed::on_all_ranks([&] {
+    tilemm::check_backend(backend);
+    plans = tilemm::plan(problems, backend);
+  });
+  auto context =
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
-  std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
-                                                   context.backend.concurrency);
+  if (tilemm::distributed::size() > 1) {
+    context.ranks =
+        tilemm::distributed::gather_text(context.hostname + ": " + context.backend.device);
+  }
+  if (tilemm::distributed::rank() == 0) {
+    std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
+                                                     context.backend.concurrency);
+  }
   // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
   // (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
   for (int signum : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU, SIGPIPE}) {
@@ -281,13 +307,36 @@ int run_cli(int argc, char** argv) {
   return run_all(plans, backend, options, context);
 }
 
+/// run_cli on one rank. A failure that every rank of an MPI run agreed on is printed by rank 0
+/// alone (with the failing rank's message); the others end with its status, quietly.
+int run_rank(int argc, char** argv) {
+  const auto quiet = [] {
+    return tilemm::distributed::rank() != 0 && tilemm::distributed::failure_agreed();
+  };
+  try {
+    return run_cli(argc, argv);
+  } catch (const tilemm::InputError&) {
+    if (quiet()) return tilemm::kExitInputError;
+    throw;
+  } catch (const std::exception&) {
+    if (quiet()) return tilemm::kExitRuntimeError;
+    throw;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
   ::on_exit(on_exit_not_chosen, nullptr);  // glibc's: unlike atexit, the handler learns the status
 #endif
-  const int status = tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
+  const tilemm::distributed::MpiScope mpi(argc, argv);
+  const int status = tilemm::exit_status_of("tilemm", [&] { return run_rank(argc, argv); });
   g_status_chosen = true;
+  // A failure the other ranks did not agree on may leave them waiting in a collective.
+  if (status >= tilemm::kExitInputError && status < 128 && tilemm::distributed::size() > 1 &&
+      !tilemm::distributed::failure_agreed()) {
+    tilemm::distributed::abort_all(status);
+  }
   return status;
 }

@@ -31,6 +31,7 @@ struct RunContext {
   std::string slurm_job_id, slurm_job_nodelist;  // under Slurm; "" outside it
   std::vector<std::string> command_line;
   std::vector<InputFile> inputs;
+  std::vector<std::string> ranks;  // in an MPI run of several ranks: each rank's "host: device"
 };
 
 /// Gathers the context of a run on `backend` (Kokkos initialized).
