@@ -97,6 +97,15 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+/// What the context says of this rank of an MPI run: "host: device", and on a GPU its number.
+std::string rank_text(const tilemm::RunContext& context) {
+  std::string text = context.hostname + ": " + context.backend.device;
+  for (const auto& [key, value] : context.backend.details) {
+    if (key == "cuda_device_id") text += " (CUDA device " + value + ")";
+  }
+  return text;
+}
+
 /// Runs the planned problems, reporting each result as it comes. Returns the exit status.
 int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
             const Options& options, const tilemm::RunContext& context) {
@@ -289,8 +298,7 @@ int run_cli(int argc, char** argv) {
   auto context =
       tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
   if (tilemm::distributed::size() > 1) {
-    context.ranks =
-        tilemm::distributed::gather_text(context.hostname + ": " + context.backend.device);
+    context.ranks = tilemm::distributed::gather_text(rank_text(context));
   }
   if (tilemm::distributed::rank() == 0) {
     std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
