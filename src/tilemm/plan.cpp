@@ -6,6 +6,8 @@
 
 #include "tilemm/backends.hpp"
 #include "tilemm/device_info.hpp"
+#include "tilemm/distributed/block_cyclic.hpp"
+#include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/vendor_library.hpp"
@@ -133,9 +135,13 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     Plan plan;
     plan.problem = &p;
     plan.launches = launches(b, p);
-    // The operands, and the partial tiles of the launch that needs the most (a split K).
+    // The operands (over the ranks of an MPI run, this rank's pieces of them), and the partial
+    // tiles of the launch that needs the most (a split K).
+    const bool pieces = distributed::size() > 1 && p.distribution.spread == "summa";
+    const std::size_t operands =
+        pieces ? distributed::piece_bytes(p, distributed::size()) : bytes_needed(p);
     plan.bytes_needed =
-        saturating_add(bytes_needed(p), saturating_mul(plan.partial_elements(), p.scalar_bytes()));
+        saturating_add(operands, saturating_mul(plan.partial_elements(), p.scalar_bytes()));
     const MemoryRoom room = memory_room(name);
     if (plan.bytes_needed > room.bytes) {
       throw RuntimeFailure(p.origin.where() + ": m=" + std::to_string(p.m) +

@@ -1,53 +1,14 @@
-// The process grid and the 2D block-cyclic distribution, with ScaLAPACK's layout: the ranks form a
-// Pr x Pc grid in row-major order (BLACS' default, rank = row * Pc + col); a matrix is cut into
-// MB x NB blocks (here MB = NB), and block (I, J) lives on process (I mod Pr, J mod Pc), which
-// keeps its blocks in order, packed, as one local matrix.
+// The process grid of an MPI run: the ranks form a Pr x Pc grid in row-major order (BLACS'
+// default, rank = row * Pc + col), with a communicator along each process row and column.
 #pragma once
 
 #include <mpi.h>
 
-#include <cstdint>
 #include <string>
-#include <utility>
+
+#include "tilemm/distributed/block_cyclic.hpp"
 
 namespace tilemm::distributed {
-
-/// One dimension of a block-cyclic distribution: `global` indices in blocks of `block`, dealt
-/// round-robin to `procs` processes, as seen from process `me`.
-struct BlockCyclic {
-  std::int64_t global = 0;
-  std::int64_t block = 1;
-  int procs = 1, me = 0;
-
-  /// The indices process `me` holds (ScaLAPACK's NUMROC).
-  std::int64_t local() const {
-    const std::int64_t blocks = global / block;
-    std::int64_t count = blocks / procs * block;
-    const std::int64_t extra = blocks % procs;
-    if (me < extra) {
-      count += block;
-    } else if (me == extra) {
-      count += global % block;
-    }
-    return count;
-  }
-  /// The global index of local index `l`.
-  std::int64_t to_global(std::int64_t l) const {
-    return (l / block * procs + me) * block + l % block;
-  }
-  /// The process that holds global index `g`, and its local index there.
-  int owner(std::int64_t g) const { return static_cast<int>(g / block % procs); }
-  std::int64_t to_local(std::int64_t g) const { return g / block / procs * block + g % block; }
-};
-
-/// The most square grid of `ranks` processes, Pr <= Pc (ScaLAPACK's usual choice).
-inline std::pair<int, int> squarest_grid(int ranks) {
-  int rows = 1;
-  for (int r = 1; r * r <= ranks; ++r) {
-    if (ranks % r == 0) rows = r;
-  }
-  return {rows, ranks / rows};
-}
 
 /// A Pr x Pc grid of the ranks of `world`, with a communicator along this process's row (its
 /// ranks numbered by grid column) and one along its column (numbered by grid row).

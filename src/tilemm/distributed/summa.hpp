@@ -46,9 +46,6 @@
 
 namespace tilemm::distributed {
 
-/// The block of the distribution when the spec sets none.
-inline constexpr std::int64_t kDefaultBlock = 256;
-
 template <class ExecSpace, class Scalar, class Layout>
 class SummaWorkspace final : public Session {
  public:
@@ -69,8 +66,7 @@ class SummaWorkspace final : public Session {
     const Distribution& d = p_.distribution;
     int ranks = 1;
     MPI_Comm_size(world, &ranks);
-    auto [rows, cols] = squarest_grid(ranks);
-    if (d.grid_rows > 0) std::tie(rows, cols) = std::pair{d.grid_rows, d.grid_cols};
+    const auto [rows, cols] = grid_of(p_, ranks);
     if (rows * cols != ranks) {
       throw InputError(p_.origin.where() + ": key 'grid': " + std::to_string(rows) + "x" +
                        std::to_string(cols) + " is " + std::to_string(rows * cols) +
