@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs one distributed product per case under mpiexec and checks the whole C that rank 0 wrote
-(c_out) against numpy's product of the same matrices, made by tilemm's value-by-position rule.
+(c_out) against numpy's product of the same matrices, made by tilemm's value-by-position rule, or
+read by every rank from .npy files (cases marked "files": float64 files, so double only).
 
   c_out_vs_numpy.py --ranks 4 -- mpiexec --oversubscribe tilemm
 """
@@ -15,8 +16,10 @@ import numpy as np
 MASK = (1 << 64) - 1
 # Each case: a grid of the ranks, extents that no block (8) and no panel (5) divide, an op and a
 # layout; every kernel and both precisions run on each.
-CASES = [("2x2", 37, 29, 41, "N", "T", "right"), ("1x4", 23, 35, 19, "T", "N", "left"),
-         ("4x1", 33, 17, 27, "T", "T", "right"), ("2x1", 21, 26, 30, "N", "N", "left")]
+CASES = [("2x2", 37, 29, 41, "N", "T", "right", ""), ("1x4", 23, 35, 19, "T", "N", "left", ""),
+         ("4x1", 33, 17, 27, "T", "T", "right", ""), ("2x1", 21, 26, 30, "N", "N", "left", ""),
+         ("2x2", 19, 34, 23, "T", "N", "left", "files"), ("2x1", 27, 18, 22, "N", "T", "right",
+                                                          "files")]
 SEED, ALPHA, BETA = 11, 0.75, -0.5
 
 
@@ -40,10 +43,23 @@ def main():
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     failures = 0
     with tempfile.TemporaryDirectory() as work:
-        for grid, m, n, k, ta, tb, layout in CASES:
+        for grid, m, n, k, ta, tb, layout, files in CASES:
             rows, cols = map(int, grid.split("x"))
             if rows * cols != args.ranks:
                 continue
+            a = uniform(SEED, 1, k, m) if ta == "T" else uniform(SEED, 1, m, k)
+            b = uniform(SEED, 2, n, k) if tb == "T" else uniform(SEED, 2, k, n)
+            c0 = uniform(SEED, 3, m, n)
+            precisions = "[double, float]"
+            inputs = ""
+            if files:  # other values than the rule's, in C and Fortran order
+                rng = np.random.default_rng(5)
+                a, b, c0 = (rng.uniform(-1, 1, x.shape) for x in (a, b, c0))
+                np.save(os.path.join(work, "a.npy"), a)
+                np.save(os.path.join(work, "b.npy"), np.asfortranarray(b))
+                np.save(os.path.join(work, "c.npy"), c0)
+                precisions = "double"
+                inputs = "".join(f"\n    {x}: {work}/{x}.npy" for x in "abc")
             spec = os.path.join(work, "spec.yaml")
             with open(spec, "w") as f:
                 f.write(f"""problems:
@@ -54,7 +70,7 @@ def main():
     trans_a: {ta}
     trans_b: {tb}
     layout: {layout}
-    precision: [double, float]
+    precision: {precisions}
     alpha: {ALPHA}
     beta: {BETA}
     seed: {SEED}
@@ -63,7 +79,7 @@ def main():
     grid: {grid}
     block: 8
     panel: 5
-    c_out: "{work}/c-{{kernel}}-{{precision}}.npy"
+    c_out: "{work}/c-{{kernel}}-{{precision}}.npy"{inputs}
 """)
             done = subprocess.run(command[:1] + ["-n", str(args.ranks)] + command[1:] +
                                   [spec, "--quiet"], capture_output=True, text=True)
@@ -72,11 +88,8 @@ def main():
                 print(f"FAIL: grid {grid}: exit status {done.returncode}")
                 failures += 1
                 continue
-            a = uniform(SEED, 1, k, m) if ta == "T" else uniform(SEED, 1, m, k)
-            b = uniform(SEED, 2, n, k) if tb == "T" else uniform(SEED, 2, k, n)
-            c0 = uniform(SEED, 3, m, n)
             for precision, dtype, eps in [("double", np.float64, 2.0**-52),
-                                          ("float", np.float32, 2.0**-23)]:
+                                          ("float", np.float32, 2.0**-23)][:1 if files else 2]:
                 opa = (a.T if ta == "T" else a).astype(dtype).astype(np.float64)
                 opb = (b.T if tb == "T" else b).astype(dtype).astype(np.float64)
                 c0p = c0.astype(dtype).astype(np.float64)
@@ -87,10 +100,11 @@ def main():
                 for kernel in ["naive", "tiled", "register-tiled", "kokkos-kernels"]:
                     got = np.load(os.path.join(work, f"c-{kernel}-{precision}.npy"))
                     if got.shape != (m, n) or not np.all(np.abs(got - want) <= bound):
-                        print(f"FAIL: grid {grid} {precision} {kernel}: C differs from numpy's")
+                        print(f"FAIL: grid {grid} {precision} {kernel} {files}: C differs from "
+                              "numpy's")
                         failures += 1
                     else:
-                        print(f"ok: grid {grid} {precision} {kernel}")
+                        print(f"ok: grid {grid} {precision} {kernel} {files}")
     sys.exit(1 if failures else 0)
 
 

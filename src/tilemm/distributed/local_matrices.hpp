@@ -1,7 +1,7 @@
-// A rank's pieces of the matrices of a distributed problem (grid.hpp's block-cyclic layout): filled
-// by the same value-by-position rule as one process's matrices (matrices.hpp), so that every grid
-// multiplies the same A, B and C0; panels copied out of them for SUMMA's broadcasts; and the whole
-// C gathered on rank 0.
+// A rank's pieces of the matrices of a distributed problem (block_cyclic.hpp's layout): filled by
+// the same value-by-position rule as one process's matrices (matrices.hpp), so that every grid
+// multiplies the same A, B and C0, or read from the same .npy files; panels copied out of them for
+// SUMMA's broadcasts; and the whole C gathered on rank 0.
 #pragma once
 
 #include <mpi.h>
@@ -16,6 +16,8 @@
 
 #include "tilemm/distributed/grid.hpp"
 #include "tilemm/matrices.hpp"
+#include "tilemm/npy.hpp"
+#include "tilemm/problem.hpp"
 
 namespace tilemm::distributed {
 
@@ -67,6 +69,29 @@ void fill_piece(const View& x, std::uint64_t seed, MatrixId id, const LocalPiece
         const std::int64_t e = transposed ? piece.index(j, i) : piece.index(i, j);
         x(i, j) = static_cast<Scalar>(uniform_value(seed, id, e));
       });
+}
+
+/// x = this rank's piece of the matrix in .npy file `file`: the elements of the rows `rows` and
+/// columns `cols` hold, at their local places (transposed in x with `transposed`). Every rank
+/// reads the whole file, in pieces, and keeps its own elements.
+template <class ExecSpace, class View>
+void read_piece(const View& x, const NpySource& file, const BlockCyclic& rows,
+                const BlockCyclic& cols, bool transposed) {
+  using Scalar = typename View::non_const_value_type;
+  const npy::Header header = npy::read_header(file.path);
+  const auto host = Kokkos::create_mirror_view(x);
+  const auto take = [&](const double* values, std::size_t first, std::size_t count) {
+    for (std::size_t e = first; e < first + count; ++e) {
+      const auto [i, j] = npy::file_order_position(static_cast<std::int64_t>(e), file.rows,
+                                                   file.cols, header.fortran_order);
+      if (rows.owner(i) != rows.me || cols.owner(j) != cols.me) continue;
+      const std::int64_t li = rows.to_local(i), lj = cols.to_local(j);
+      (transposed ? host(lj, li) : host(li, lj)) = static_cast<Scalar>(values[e - first]);
+    }
+    return true;
+  };
+  npy::read_pieces(file.path, header, take);
+  Kokkos::deep_copy(x, host);
 }
 
 /// panel = x(rows [r0, r0 + panel rows), cols [c0, c0 + panel cols)).

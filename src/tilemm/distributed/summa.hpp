@@ -18,7 +18,8 @@
 // owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or,
 // where the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
 // Validation is per rank: its piece of C against a double-precision gemm of its rows of op(A) and
-// columns of op(B) (validate.hpp), generated whole by the value-by-position rule.
+// columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read whole
+// from the problem's .npy files).
 #pragma once
 
 #include <mpi.h>
@@ -71,11 +72,6 @@ class SummaWorkspace final : public Session {
       throw InputError(p_.origin.where() + ": key 'grid': " + std::to_string(rows) + "x" +
                        std::to_string(cols) + " is " + std::to_string(rows * cols) +
                        " ranks, and this run has " + std::to_string(ranks));
-    }
-    if (p_.a || p_.b || p_.c) {
-      throw InputError(p_.origin.where() +
-                       ": a distributed run generates its matrices; keys "
-                       "'a', 'b' and 'c' (.npy files) are for a run of one process");
     }
     grid_ = std::make_unique<ProcessGrid>(world, rows, cols);
     choose_comm(d.comm);
@@ -228,7 +224,7 @@ class SummaWorkspace final : public Session {
     if (p_.beta == 0) {
       fill_nan<ExecSpace>(c0_);  // C is write-only: poison shows any read or any element skipped
     } else {
-      fill_piece<ExecSpace>(c0_, p_.seed, MatrixId::C, LocalPiece::of(m_, n_, p_.n), false);
+      fill_matrix(c0_, MatrixId::C, p_.c, m_, n_, p_.n, false);
     }
     has_c_ = lm > 0 && ln > 0;
     if (has_c_) make_local_reference();
@@ -240,12 +236,29 @@ class SummaWorkspace final : public Session {
   void fill_operands(const Matrix& a, const Matrix& b, const BlockCyclic& ka, const BlockCyclic& kb,
                      bool as_op) const {
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
-    fill_piece<ExecSpace>(a, p_.seed, MatrixId::A,
-                          ta ? LocalPiece::of(ka, m_, p_.m) : LocalPiece::of(m_, ka, p_.k),
-                          as_op && ta);
-    fill_piece<ExecSpace>(b, p_.seed, MatrixId::B,
-                          tb ? LocalPiece::of(n_, kb, p_.k) : LocalPiece::of(kb, n_, p_.n),
-                          as_op && tb);
+    if (ta) {
+      fill_matrix(a, MatrixId::A, p_.a, ka, m_, p_.m, as_op);
+    } else {
+      fill_matrix(a, MatrixId::A, p_.a, m_, ka, p_.k, false);
+    }
+    if (tb) {
+      fill_matrix(b, MatrixId::B, p_.b, n_, kb, p_.k, as_op);
+    } else {
+      fill_matrix(b, MatrixId::B, p_.b, kb, n_, p_.n, false);
+    }
+  }
+
+  /// x = this rank's piece (rows `rows`, columns `cols`) of stored matrix `id`, which has `cols`
+  /// columns in all: from its .npy file where the spec names one, else by the value-by-position
+  /// rule; transposed in x with `transposed`.
+  void fill_matrix(const Matrix& x, MatrixId id, const std::optional<NpySource>& file,
+                   const BlockCyclic& rows, const BlockCyclic& cols, std::int64_t global_cols,
+                   bool transposed) const {
+    if (file) {
+      read_piece<ExecSpace>(x, *file, rows, cols, transposed);
+    } else {
+      fill_piece<ExecSpace>(x, p_.seed, id, LocalPiece::of(rows, cols, global_cols), transposed);
+    }
   }
 
   /// The reference of this rank's C: its rows of op(A) (all of K) times its columns of op(B).
