@@ -25,6 +25,7 @@
 
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
+#include "tilemm/distributed/block_cyclic.hpp"
 #include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kokkos_args.hpp"
@@ -85,12 +86,26 @@ struct Options {
   bool list_backends = false;
 };
 
+/// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
+/// " replicated on 4 ranks"; "" for a run of one process.
+std::string describe_spread(const tilemm::Problem& p) {
+  namespace distributed = tilemm::distributed;
+  const int ranks = distributed::size();
+  const tilemm::Distribution& d = p.distribution;
+  if (ranks == 1) return "";
+  if (d.spread == "replicated") return " replicated on " + std::to_string(ranks) + " ranks";
+  const auto [rows, cols] = distributed::grid_of(p, ranks);
+  const auto [block, panel] = distributed::block_and_panel(p);
+  return " summa " + std::to_string(rows) + "x" + std::to_string(cols) +
+         " block=" + std::to_string(block) + " panel=" + std::to_string(panel);
+}
+
 std::string describe_problem(const tilemm::Problem& p) {
   std::string kernels;
   for (const auto& run : p.runs) kernels += " " + run.kernel;
   return p.origin.name + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
          " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " " + to_string(p.layout) +
-         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + ":" + kernels;
+         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + describe_spread(p) + ":" + kernels;
 }
 
 std::string first_line(const std::string& text) {

@@ -57,6 +57,13 @@ inline std::pair<int, int> grid_of(const Problem& p, int ranks) {
   return d.grid_rows > 0 ? std::pair{d.grid_rows, d.grid_cols} : squarest_grid(ranks);
 }
 
+/// The block a problem asks for (else kDefaultBlock), and its panel (else the block).
+inline std::pair<std::int64_t, std::int64_t> block_and_panel(const Problem& p) {
+  const Distribution& d = p.distribution;
+  const std::int64_t block = d.block > 0 ? d.block : kDefaultBlock;
+  return {block, d.panel > 0 ? d.panel : block};
+}
+
 /// The bytes of backend memory the largest rank's pieces of a SUMMA product take
 /// (distributed/summa.hpp), as bytes_needed (plan.hpp) counts a whole problem: its pieces of A, B,
 /// C0 and C and two pairs of panels in the problem's precision; its rows of op(A) and columns of
@@ -65,8 +72,7 @@ inline std::pair<int, int> grid_of(const Problem& p, int ranks) {
 inline std::size_t piece_bytes(const Problem& p, int ranks) {
   const auto mul = saturating_mul, add = saturating_add;
   const auto [rows, cols] = grid_of(p, ranks);
-  const std::int64_t block = p.distribution.block > 0 ? p.distribution.block : kDefaultBlock;
-  const std::int64_t panel = p.distribution.panel > 0 ? p.distribution.panel : block;
+  const auto [block, panel] = block_and_panel(p);
   // Process (0, 0) holds the most of every dimension.
   const std::size_t m = BlockCyclic{p.m, block, rows, 0}.local(),
                     n = BlockCyclic{p.n, block, cols, 0}.local(),

@@ -1,9 +1,10 @@
 // One GEMM over the ranks of an MPI run, SUMMA on a Pr x Pc process grid:
 //
-//   C is m x n, op(A) m x k and op(B) k x n, each dealt 2D block-cyclic (grid.hpp) over the grid
-//   in blocks of NB; rank (r, c) holds the blocks of C, op(A) and op(B) whose block row is r mod Pr
-//   and block column c mod Pc. A transposed A or B is held as stored: a rank's piece of op(A) is
-//   a piece of A (k x m) in A's own orientation, and the local product reads it transposed.
+//   C is m x n, op(A) m x k and op(B) k x n, each dealt 2D block-cyclic (block_cyclic.hpp) over
+//   the grid in blocks of NB; rank (r, c) holds the blocks of C, op(A) and op(B) whose block row
+//   is r mod Pr and block column c mod Pc. A transposed A or B is held as stored: a rank's piece
+//   of op(A) is a piece of A (k x m) in A's own orientation, and the local product reads it
+//   transposed.
 //   for each K step [k0, k0 + kb) (panels of `panel`, cut at block edges, so one rank column owns
 //   each step's columns of op(A) and one rank row its rows of op(B)):
 //     the owner column copies its columns of op(A) into a panel and broadcasts it along its
@@ -64,7 +65,6 @@ class SummaWorkspace final : public Session {
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 
   SummaWorkspace(const Plan& plan, MPI_Comm world) : plan_(plan), p_(*plan.problem), world_(world) {
-    const Distribution& d = p_.distribution;
     int ranks = 1;
     MPI_Comm_size(world, &ranks);
     const auto [rows, cols] = grid_of(p_, ranks);
@@ -74,9 +74,8 @@ class SummaWorkspace final : public Session {
                        " ranks, and this run has " + std::to_string(ranks));
     }
     grid_ = std::make_unique<ProcessGrid>(world, rows, cols);
-    choose_comm(d.comm);
-    block_ = d.block > 0 ? d.block : kDefaultBlock;
-    panel_ = d.panel > 0 ? d.panel : block_;
+    choose_comm(p_.distribution.comm);
+    std::tie(block_, panel_) = block_and_panel(p_);
     m_ = {p_.m, block_, rows, grid_->row()};
     n_ = {p_.n, block_, cols, grid_->col()};
     ka_ = {p_.k, block_, cols, grid_->col()};  // op(A)'s columns, over the grid's columns
