@@ -121,6 +121,40 @@ std::string rank_text(const tilemm::RunContext& context) {
   return text;
 }
 
+/// The run's context; in an MPI run of several ranks, with each rank's host and device (a
+/// collective).
+tilemm::RunContext gather_run_context(const std::string& backend,
+                                      const std::vector<std::string>& specs,
+                                      const std::vector<std::string>& command_line) {
+  tilemm::RunContext context = tilemm::gather_context(backend, specs, command_line);
+  if (tilemm::distributed::size() > 1) {
+    context.ranks = tilemm::distributed::gather_text(rank_text(context));
+  }
+  return context;
+}
+
+/// The problems of every spec file, checked with the files their results go to, on every rank:
+/// a failure on any rank ends them all. Rank 0 of an MPI run prints and writes the results; the
+/// others compute and stay quiet (their options say so from here on).
+std::vector<tilemm::Problem> load_problems(Options& options, const std::string& backend) {
+  if (tilemm::distributed::rank() != 0) {
+    options.json.clear();
+    options.csv.clear();
+    options.quiet = true;
+  }
+  std::vector<tilemm::Problem> problems;
+  tilemm::distributed::on_all_ranks([&] {
+    for (const auto& spec : options.specs) {
+      auto loaded = tilemm::load_spec(spec);
+      problems.insert(problems.end(), loaded.begin(), loaded.end());
+    }
+    if (!options.list_backends && tilemm::distributed::rank() == 0) {
+      tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
+    }
+  });
+  return problems;
+}
+
 /// Runs the planned problems, reporting each result as it comes. Returns the exit status.
 int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
             const Options& options, const tilemm::RunContext& context) {
@@ -272,25 +306,9 @@ int run_cli(int argc, char** argv) {
     return tilemm::kExitInputError;
   }
 
-  // Rank 0 of an MPI run prints and writes the results; the others compute and stay quiet.
-  if (tilemm::distributed::rank() != 0) {
-    options.json.clear();
-    options.csv.clear();
-    options.quiet = true;
-  }
-
   // Everything about the input is checked before Kokkos starts or anything is computed.
-  std::vector<tilemm::Problem> problems;
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
-  tilemm::distributed::on_all_ranks([&] {
-    for (const auto& spec : options.specs) {
-      auto loaded = tilemm::load_spec(spec);
-      problems.insert(problems.end(), loaded.begin(), loaded.end());
-    }
-    if (!options.list_backends && tilemm::distributed::rank() == 0) {
-      tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
-    }
-  });
+  const std::vector<tilemm::Problem> problems = load_problems(options, backend);
 
   std::optional<Kokkos::ScopeGuard> kokkos;
   {
@@ -310,11 +328,8 @@ int run_cli(int argc, char** argv) {
     tilemm::check_backend(backend);
     plans = tilemm::plan(problems, backend);
   });
-  auto context =
-      tilemm::gather_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
-  if (tilemm::distributed::size() > 1) {
-    context.ranks = tilemm::distributed::gather_text(rank_text(context));
-  }
+  const auto context =
+      gather_run_context(backend, options.specs, std::vector<std::string>(argv, argv + argc));
   if (tilemm::distributed::rank() == 0) {
     std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
                                                      context.backend.concurrency);
