@@ -10,9 +10,14 @@
 #include <mpi.h>
 #include <nccl.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdlib>
+#include <cstring>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "tilemm/distributed/grid.hpp"
 #include "tilemm/errors.hpp"
@@ -42,6 +47,26 @@ inline ncclComm_t nccl_comm_of(MPI_Comm comm) {
   ncclComm_t nccl = nullptr;
   check_nccl(ncclCommInitRank(&nccl, size, id, rank), "ncclCommInitRank");
   return nccl;
+}
+
+/// Whether every rank of `world` has a GPU of its own, `device` here (a collective): no two ranks
+/// on one host share one, as NCCL needs. Ranks are told apart by host name and PCI bus id, so a
+/// GPU that CUDA_VISIBLE_DEVICES numbers 0 in each of several ranks counts as several GPUs.
+inline bool gpus_of_their_own(MPI_Comm world, int device) {
+  constexpr int kLength = 320;
+  char mine[kLength] = {};
+  gethostname(mine, 255);
+  const std::size_t host = std::strlen(mine);
+  mine[host] = '/';
+  check_cuda(cudaDeviceGetPCIBusId(mine + host + 1, kLength - int(host) - 2, device),
+             "cudaDeviceGetPCIBusId");
+  int ranks = 1;
+  MPI_Comm_size(world, &ranks);
+  std::vector<char> all(std::size_t(ranks) * kLength);
+  MPI_Allgather(mine, kLength, MPI_CHAR, all.data(), kLength, MPI_CHAR, world);
+  std::set<std::string> seen;
+  for (int r = 0; r < ranks; ++r) seen.insert(std::string(all.data() + std::size_t(r) * kLength));
+  return int(seen.size()) == ranks;
 }
 
 class NcclBroadcasts {

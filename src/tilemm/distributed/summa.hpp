@@ -145,12 +145,13 @@ class SummaWorkspace final : public Session {
   }
 
  private:
-  /// The broadcasts' library: NCCL for `nccl`, and for `auto` on a GPU of a build with NCCL;
-  /// else MPI.
+  /// The broadcasts' library: NCCL for `nccl`, and for `auto` on GPUs of a build with NCCL where
+  /// each rank has a GPU of its own; else MPI.
   void choose_comm(const std::string& asked) {
 #ifdef TILEMM_HAVE_NCCL
     if constexpr (kOnCuda) {
-      if (asked != "mpi") {
+      const bool own = gpus_of_their_own(world_, ExecSpace().cuda_device());
+      if (asked == "nccl" || (asked == "auto" && own)) {
         nccl_ = std::make_unique<NcclBroadcasts>(*grid_, ExecSpace().cuda_stream());
         comm_ = "nccl";
         return;
