@@ -15,7 +15,8 @@ preset=${TILEMM_PRESET:-default}
 packages=(cmake ninja-build g++ git pkg-config libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
           libssl-dev libgtest-dev libbenchmark-dev libopenblas-openmp-dev python3 python3-numpy
           python3-pandas python3-matplotlib ca-certificates
-          libblas3 libblis4-openmp)  # two more BLAS: tests preload them (cli.blas_*)
+          libblas3 libblis4-openmp  # two more BLAS: tests preload them (cli.blas_*)
+          libopenmpi-dev openmpi-bin libscalapack-openmpi-dev)  # distributed runs and their tests
 
 # --- 1. Debian packages
 if command -v dpkg-query >/dev/null && command -v apt-get >/dev/null; then

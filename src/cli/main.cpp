@@ -4,6 +4,10 @@
 // Exit status: 0 all results validated, 1 a validation failed, 2 usage or input error, 3 runtime
 // failure; 128 + signal number when SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU or SIGPIPE stopped
 // the run (finished results are kept).
+//
+// Under an MPI launcher (mpirun, srun) with several ranks, each problem is one product over all
+// of them (distributed/summa.hpp): every rank reads the specs and runs, rank 0 alone prints and
+// writes the results, and a failure on any rank ends every rank with its status and message.
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -21,6 +25,8 @@
 
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
+#include "tilemm/distributed/block_cyclic.hpp"
+#include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kokkos_args.hpp"
 #include "tilemm/output_paths.hpp"
@@ -80,16 +86,75 @@ struct Options {
   bool list_backends = false;
 };
 
+/// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
+/// " replicated on 4 ranks"; "" for a run of one process.
+std::string describe_spread(const tilemm::Problem& p) {
+  namespace distributed = tilemm::distributed;
+  const int ranks = distributed::size();
+  const tilemm::Distribution& d = p.distribution;
+  if (ranks == 1) return "";
+  if (d.spread == "replicated") return " replicated on " + std::to_string(ranks) + " ranks";
+  const auto [rows, cols] = distributed::grid_of(p, ranks);
+  const auto [block, panel] = distributed::block_and_panel(p);
+  return " summa " + std::to_string(rows) + "x" + std::to_string(cols) +
+         " block=" + std::to_string(block) + " panel=" + std::to_string(panel);
+}
+
 std::string describe_problem(const tilemm::Problem& p) {
   std::string kernels;
   for (const auto& run : p.runs) kernels += " " + run.kernel;
   return p.origin.name + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
          " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " " + to_string(p.layout) +
-         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + ":" + kernels;
+         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + describe_spread(p) + ":" + kernels;
 }
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
+}
+
+/// What the context says of this rank of an MPI run: "host: device", and on a GPU its number.
+std::string rank_text(const tilemm::RunContext& context) {
+  std::string text = context.hostname + ": " + context.backend.device;
+  for (const auto& [key, value] : context.backend.details) {
+    if (key == "cuda_device_id") text += " (CUDA device " + value + ")";
+  }
+  return text;
+}
+
+/// The run's context; in an MPI run of several ranks, with each rank's host and device (a
+/// collective).
+tilemm::RunContext gather_run_context(const std::string& backend,
+                                      std::vector<tilemm::InputFile> inputs,
+                                      const std::vector<std::string>& command_line) {
+  tilemm::RunContext context = tilemm::gather_context(backend, std::move(inputs), command_line);
+  if (tilemm::distributed::size() > 1) {
+    context.ranks = tilemm::distributed::gather_text(rank_text(context));
+  }
+  return context;
+}
+
+/// The problems of every spec file, checked with the files their results go to, on every rank:
+/// a failure on any rank ends them all. Rank 0 of an MPI run prints and writes the results; the
+/// others compute and stay quiet (their options say so from here on). `inputs` gets each file
+/// read, with its SHA-256.
+std::vector<tilemm::Problem> load_problems(Options& options, const std::string& backend,
+                                           std::vector<tilemm::InputFile>* inputs) {
+  if (tilemm::distributed::rank() != 0) {
+    options.json.clear();
+    options.csv.clear();
+    options.quiet = true;
+  }
+  std::vector<tilemm::Problem> problems;
+  tilemm::distributed::on_all_ranks([&] {
+    for (const auto& spec : options.specs) {
+      auto loaded = tilemm::load_spec(spec, inputs);
+      problems.insert(problems.end(), loaded.begin(), loaded.end());
+    }
+    if (!options.list_backends && tilemm::distributed::rank() == 0) {
+      tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
+    }
+  });
+  return problems;
 }
 
 /// Runs the planned problems, reporting each result as it comes. Returns the exit status.
@@ -109,7 +174,10 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   // With results on standard output ("-"), stdout holds that file alone and the table goes to
   // stderr.
   const bool results_on_stdout = options.json == "-" || options.csv == "-";
-  tilemm::Table table(results_on_stdout ? std::cerr : std::cout);
+  std::ostream nowhere(nullptr);  // the table of ranks other than 0 of an MPI run
+  tilemm::Table table(tilemm::distributed::rank() != 0 ? nowhere
+                      : results_on_stdout              ? std::cerr
+                                                       : std::cout);
   bool all_passed = true;
   const auto on_result = [&](const tilemm::Result& r) {
     table.row(r);
@@ -241,16 +309,9 @@ int run_cli(int argc, char** argv) {
   }
 
   // Everything about the input is checked before Kokkos starts or anything is computed.
-  std::vector<tilemm::Problem> problems;
-  std::vector<tilemm::InputFile> inputs;
-  for (const auto& spec : options.specs) {
-    auto loaded = tilemm::load_spec(spec, &inputs);
-    problems.insert(problems.end(), loaded.begin(), loaded.end());
-  }
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
-  if (!options.list_backends) {
-    tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
-  }
+  std::vector<tilemm::InputFile> inputs;
+  const std::vector<tilemm::Problem> problems = load_problems(options, backend, &inputs);
 
   std::optional<Kokkos::ScopeGuard> kokkos;
   {
@@ -265,12 +326,17 @@ int run_cli(int argc, char** argv) {
     }
     return tilemm::kExitOk;
   }
-  tilemm::check_backend(backend);
-  const auto plans = tilemm::plan(problems, backend);
-  const auto context = tilemm::gather_context(backend, std::move(inputs),
-                                              std::vector<std::string>(argv, argv + argc));
-  std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
-                                                   context.backend.concurrency);
+  std::vector<tilemm::Plan> plans;
+  tilemm::distributed::on_all_ranks([&] {
+    tilemm::check_backend(backend);
+    plans = tilemm::plan(problems, backend);
+  });
+  const auto context =
+      gather_run_context(backend, std::move(inputs), std::vector<std::string>(argv, argv + argc));
+  if (tilemm::distributed::rank() == 0) {
+    std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
+                                                     context.backend.concurrency);
+  }
   // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
   // (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
   for (int signum : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU, SIGPIPE}) {
@@ -282,13 +348,36 @@ int run_cli(int argc, char** argv) {
   return run_all(plans, backend, options, context);
 }
 
+/// run_cli on one rank. A failure that every rank of an MPI run agreed on is printed by rank 0
+/// alone (with the failing rank's message); the others end with its status, quietly.
+int run_rank(int argc, char** argv) {
+  const auto quiet = [] {
+    return tilemm::distributed::rank() != 0 && tilemm::distributed::failure_agreed();
+  };
+  try {
+    return run_cli(argc, argv);
+  } catch (const tilemm::InputError&) {
+    if (quiet()) return tilemm::kExitInputError;
+    throw;
+  } catch (const std::exception&) {
+    if (quiet()) return tilemm::kExitRuntimeError;
+    throw;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
 #ifdef __GLIBC__
   ::on_exit(on_exit_not_chosen, nullptr);  // glibc's: unlike atexit, the handler learns the status
 #endif
-  const int status = tilemm::exit_status_of("tilemm", [&] { return run_cli(argc, argv); });
+  const tilemm::distributed::MpiScope mpi(argc, argv);
+  const int status = tilemm::exit_status_of("tilemm", [&] { return run_rank(argc, argv); });
   g_status_chosen = true;
+  // A failure the other ranks did not agree on may leave them waiting in a collective.
+  if (status >= tilemm::kExitInputError && status < 128 && tilemm::distributed::size() > 1 &&
+      !tilemm::distributed::failure_agreed()) {
+    tilemm::distributed::abort_all(status);
+  }
   return status;
 }

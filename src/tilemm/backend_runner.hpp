@@ -8,6 +8,9 @@
 #include "tilemm/backends.hpp"
 #include "tilemm/kernels/registry.hpp"
 #include "tilemm/workspace.hpp"
+#ifdef TILEMM_HAVE_MPI
+#include "tilemm/distributed/summa.hpp"
+#endif
 
 namespace tilemm {
 
@@ -38,8 +41,21 @@ struct BackendRunner {
 
   static int concurrency() { return ExecSpace().concurrency(); }
 
+#ifdef TILEMM_HAVE_MPI
+  static std::unique_ptr<Session> prepare_distributed(const Plan& plan) {
+    return with_types(*plan.problem, [&](auto scalar, auto layout) -> std::unique_ptr<Session> {
+      using Summa = distributed::SummaWorkspace<ExecSpace, decltype(scalar), decltype(layout)>;
+      return std::make_unique<Summa>(plan, MPI_COMM_WORLD);
+    });
+  }
+#endif
+
   static BackendOps ops(const std::string& name) {
-    return {name, &plan, &prepare, &concurrency, kernels::runs_on_cpu<ExecSpace>()};
+    BackendOps ops{name, &plan, &prepare, &concurrency, kernels::runs_on_cpu<ExecSpace>()};
+#ifdef TILEMM_HAVE_MPI
+    ops.prepare_distributed = &prepare_distributed;
+#endif
+    return ops;
   }
 };
 

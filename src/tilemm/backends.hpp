@@ -24,6 +24,9 @@ struct BackendOps {
   std::unique_ptr<Session> (*prepare)(const Plan&);
   int (*concurrency)();
   bool on_host = true;  // whether its memory is the host's
+  /// The problem as one product over the ranks of an MPI run (distributed/summa.hpp); null in a
+  /// build without MPI.
+  std::unique_ptr<Session> (*prepare_distributed)(const Plan&) = nullptr;
 };
 
 /// The execution spaces of this Kokkos build, by tilemm's names: "serial", "openmp", "cuda".

@@ -26,7 +26,8 @@ struct RunContext {
   std::string cpu_affinity;                      // the processors this process may run on: "0-3,8"
   std::string slurm_job_id, slurm_job_nodelist;  // under Slurm; "" outside it
   std::vector<std::string> command_line;
-  std::vector<InputFile> inputs;  // the spec files and .npy files read, with their SHA-256
+  std::vector<InputFile> inputs;   // the spec files and .npy files read, with their SHA-256
+  std::vector<std::string> ranks;  // in an MPI run of several ranks: each rank's "host: device"
 };
 
 /// Gathers the context of a run on `backend` (Kokkos initialized) that read `inputs`.

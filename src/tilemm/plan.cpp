@@ -6,6 +6,8 @@
 
 #include "tilemm/backends.hpp"
 #include "tilemm/device_info.hpp"
+#include "tilemm/distributed/block_cyclic.hpp"
+#include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/vendor_library.hpp"
@@ -134,11 +136,15 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     Plan plan;
     plan.problem = &p;
     plan.launches = launches(b, p);
-    // The operands, the partial tiles of the launch that needs the most (a split K), and on a host
-    // backend its team scratch: Kokkos gives every thread of the backend the scratch of a team,
-    // and aborts the process where it cannot allocate it.
+    // The operands (over the ranks of an MPI run, this rank's pieces of them), the partial tiles
+    // of the launch that needs the most (a split K), and on a host backend its team scratch:
+    // Kokkos gives every thread of the backend the scratch of a team, and aborts the process where
+    // it cannot allocate it.
+    const bool pieces = distributed::size() > 1 && p.distribution.spread == "summa";
+    const std::size_t operands =
+        pieces ? distributed::piece_bytes(p, distributed::size()) : bytes_needed(p);
     plan.bytes_needed =
-        saturating_add(bytes_needed(p), saturating_mul(plan.partial_elements(), p.scalar_bytes()));
+        saturating_add(operands, saturating_mul(plan.partial_elements(), p.scalar_bytes()));
     if (b.on_host) {
       plan.bytes_needed = saturating_add(
           plan.bytes_needed, saturating_mul(plan.scratch_bytes(), std::size_t(b.concurrency())));

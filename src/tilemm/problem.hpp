@@ -39,6 +39,17 @@ struct KernelRun {
   LaunchRequest launch;
 };
 
+/// How a problem is spread over the ranks of an MPI run (distributed/summa.hpp); a run of one
+/// process has no use for it. Zero means the default.
+struct Distribution {
+  int grid_rows = 0, grid_cols = 0;  // the process grid; 0: the most square grid of the ranks
+  std::int64_t block = 0;            // the 2D block-cyclic distribution's block (MB = NB)
+  std::int64_t panel = 0;            // SUMMA's K panel; 0: the block
+  std::string comm = "auto";         // the broadcasts' library: "mpi", "nccl" or "auto"
+  /// "summa": one product over all ranks; "replicated": every rank runs the whole problem.
+  std::string spread = "summa";
+};
+
 struct Problem {
   Origin origin;
   std::int64_t m = 0, n = 0, k = 0;
@@ -56,6 +67,7 @@ struct Problem {
   std::uint64_t seed = 42;
   std::optional<NpySource> a, b, c;  // data from files; random data (from `seed`) otherwise
   std::string c_out;                 // path template for the result C of each kernel ("" = none)
+  Distribution distribution;         // over the ranks of an MPI run
 
   /// Bytes of one element in the problem's precision.
   std::size_t scalar_bytes() const { return precision == Precision::Float ? 4 : 8; }

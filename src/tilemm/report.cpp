@@ -118,7 +118,10 @@ const std::vector<std::string>& result_columns() {
       "verdict",      "seed",         "data",         "c_out",        "spec",
       "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
       "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown", "time_stddev_s",
-      "noisy",        "threads",      "kokkos_version", "git_hash", "freivalds_error", "reference_valid"};
+      "noisy",        "threads",      "kokkos_version", "git_hash",
+      "freivalds_error", "reference_valid",
+      "ranks",        "grid",         "block",        "panel",        "comm",
+      "distribution", "comm_exposed", "gflops_per_rank", "slowest_rank"};
   // clang-format on
   return columns;
 }
@@ -197,6 +200,23 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
                                ? nlohmann::ordered_json(r.freivalds_error)
                                : nlohmann::ordered_json();
   row["reference_valid"] = r.reference_valid;
+  // A product over the ranks of an MPI run (distributed/summa.hpp); null for one process.
+  const auto part = [&r](const auto& value) {
+    return r.distributed ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+  };
+  const DistributedFigures d = r.distributed.value_or(DistributedFigures{});
+  row["ranks"] = part(d.ranks);
+  const bool summa = d.block > 0;  // a replicated run has no grid, block or panel
+  row["grid"] = summa ? part(d.grid) : nlohmann::ordered_json();
+  row["block"] = summa ? part(d.block) : nlohmann::ordered_json();
+  row["panel"] = summa ? part(d.panel) : nlohmann::ordered_json();
+  row["comm"] = part(d.comm);
+  row["distribution"] = part(d.distribution);
+  row["comm_exposed"] = d.comm_exposed >= 0 ? part(d.comm_exposed) : nlohmann::ordered_json();
+  // A replicated run's figure is already one rank's (the slowest).
+  row["gflops_per_rank"] = part(d.distribution == "replicated" ? r.gflops : r.gflops / d.ranks);
+  row["slowest_rank"] =
+      d.slowest_rank >= 0 ? nlohmann::ordered_json(d.slowest_rank) : nlohmann::ordered_json();
   // In the JSON only (a CSV row holds no list): every timed run, in run order.
   row["times_s"] = r.time.times;
   keep_utf8(row);
@@ -229,6 +249,7 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   if (!c.slurm_job_id.empty()) {
     j["slurm"] = {{"job_id", c.slurm_job_id}, {"job_nodelist", c.slurm_job_nodelist}};
   }
+  if (!c.ranks.empty()) j["ranks"] = c.ranks;
   j["command_line"] = c.command_line;
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   for (const auto& input : c.inputs)

@@ -43,6 +43,21 @@ struct GpuTelemetry {
   double slowdown = -1;      // fraction in which a thermal or hardware slowdown did
 };
 
+/// How a distributed product ran (distributed/summa.hpp): its time is the slowest rank's.
+struct DistributedFigures {
+  int ranks = 1;
+  std::string grid;          // "2x2": process rows x columns
+  std::int64_t block = 0;    // the block-cyclic distribution's block
+  std::int64_t panel = 0;    // SUMMA's K panel
+  std::string comm;          // the broadcasts' library, and how GPU data reached it
+  std::string distribution;  // "summa" or "replicated"
+  int slowest_rank = -1;     // replicated: the rank slowest in most timed runs
+  /// The median over the timed runs of the slowest rank's time waiting for broadcasts, as a share
+  /// of the product's time: the communication the local products did not hide.
+  double comm_exposed = 0;    // negative where not measured (NCCL, replicated)
+  LaunchConfig local_launch;  // of the first K step's local product
+};
+
 struct Result {
   const Problem* problem = nullptr;  // the problem it answers (owned by the caller of run)
   std::string kernel;
@@ -60,6 +75,7 @@ struct Result {
   std::string c_out;                // the file C was written to, if any
   std::optional<GpuTelemetry> gpu;  // on a GPU whose NVML tilemm could open
   std::string utc_time;  // when the result was done (UTC, ISO 8601); "" in results made by hand
+  std::optional<DistributedFigures> distributed;  // a product over the ranks of an MPI run
 
   /// "16x16x16" for tiled kernels, "" for kernels without a tile.
   std::string tile_text() const { return launch.tile.bm ? launch.tile.to_string() : ""; }

@@ -6,6 +6,8 @@
 #include <new>
 #include <vector>
 
+#include "tilemm/distributed/replicated.hpp"
+#include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/gpu_monitor.hpp"
 #include "tilemm/output_paths.hpp"
@@ -31,8 +33,9 @@ RuntimeFailure run_failure(const Plan& plan, const std::string& backend, const s
   return RuntimeFailure(text);
 }
 
+/// Whether `stop` was raised, on any rank of an MPI run: every rank stops at the same point.
 bool raised(const StopFlag* stop) {
-  return stop && *stop;
+  return distributed::any_rank(stop && *stop);
 }
 
 /// Runs kernel run `r` once for its error, warms it up (the problem's warm-up runs and seconds,
@@ -48,7 +51,8 @@ bool time_kernel(Session& session, std::size_t r, const std::string& backend, co
     const std::chrono::duration<double> warm = std::chrono::steady_clock::now() - warmup_start;
     return res.warmup_runs < p.warmup || warm.count() < p.warmup_s;
   };
-  while (warming() && !raised(stop)) {
+  // Every rank of an MPI run warms up as long as the one that needs longest.
+  while (distributed::any_rank(warming()) && !raised(stop)) {
     session.run(r);
     ++res.warmup_runs;
   }
@@ -70,6 +74,14 @@ bool time_kernel(Session& session, std::size_t r, const std::string& backend, co
 std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
   const BackendOps& b = backend_ops(name);
   try {
+    // Over the ranks of an MPI run, one product (SUMMA) or the whole problem on each rank; else
+    // the whole problem here.
+    if (distributed::size() > 1) {
+      if (plan.problem->distribution.spread == "replicated") {
+        return std::make_unique<distributed::ReplicatedSession>(b.prepare(plan));
+      }
+      if (b.prepare_distributed) return b.prepare_distributed(plan);
+    }
     return b.prepare(plan);
   } catch (const InputError&) {
     throw;  // a matrix file changed since the spec was read: its message names it
@@ -84,7 +96,9 @@ bool run(const Plan& plan, const std::string& name,
          const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
   const Problem& p = *plan.problem;
   if (raised(stop)) return false;
-  const std::unique_ptr<Session> session = prepare(plan, name);
+  std::unique_ptr<Session> session;
+  // A rank that fails to prepare (its allocation refused) ends every rank, with its message.
+  distributed::on_all_ranks([&] { session = prepare(plan, name); });
   if (!session->reference_valid()) {
     std::cerr << "tilemm: note: " << p.origin.where()
               << ": the reference from KokkosBlas::gemm fails Freivalds' check (a wrong BLAS?): "
@@ -109,6 +123,8 @@ bool run(const Plan& plan, const std::string& name,
     } catch (const std::exception& e) {
       throw run_failure(plan, name, e);
     }
+    res.distributed = session->distributed(r, res.time.times.size());
+    if (res.distributed) res.launch = res.distributed->local_launch;
     res.utc_time = system_info::utc_now();
     // Both checks count, but a reference that fails Freivalds' check itself cannot fail a kernel.
     res.reference_valid = session->reference_valid();

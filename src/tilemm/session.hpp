@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+
+#include "tilemm/result.hpp"
 
 namespace tilemm {
 
@@ -26,6 +29,12 @@ class Session {
   virtual bool reference_valid() const = 0;
   /// Writes C after the last run to `path` as .npy, in the problem's layout.
   virtual void write_c(const std::string& path) const = 0;
+  /// For a product over the ranks of an MPI run, how kernel run `run` ran over its last `timed`
+  /// runs; nothing for a run of one process.
+  virtual std::optional<DistributedFigures> distributed(std::size_t /*run*/,
+                                                        std::size_t /*timed*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace tilemm

@@ -31,9 +31,11 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
-      "name",   "m",        "n",       "k",    "precision", "layout",  "trans_a",     "trans_b",
-      "alpha",  "beta",     "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats",
-      "warmup", "warmup_s", "seed",    "a",    "b",         "c",       "c_out"};
+      "name", "m", "n", "k", "precision", "layout", "trans_a", "trans_b", "alpha", "beta",
+      "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats", "warmup", "warmup_s",
+      "seed", "a", "b", "c", "c_out",
+      // A run over MPI ranks (distributed/summa.hpp):
+      "grid", "block", "panel", "comm", "distribution"};
   return keys;
 }
 
@@ -212,6 +214,42 @@ void read_launch_lists(const ProblemReader& r, Sweep& sweep) {
   }
 }
 
+/// The keys of a run over MPI ranks, each a value or a list: `grid` (PrxPc), `block`, `panel`,
+/// `comm` and `distribution`; every combination of them.
+std::vector<Distribution> read_distributions(const ProblemReader& r) {
+  const auto grid = [&r](const YAML::Node& n, const std::string& key) {
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    const auto x = text.find('x');
+    const auto side = [&](const std::string& digits) {
+      if (digits.empty() || digits.size() > 5 ||
+          digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) < 1) {
+        r.error(n, key, "must be rows x columns of ranks, such as 2x4, got " + describe_node(n));
+      }
+      return std::stoi(digits);
+    };
+    if (x == std::string::npos) side("");
+    return std::pair{side(text.substr(0, x)), side(text.substr(x + 1))};
+  };
+  const auto grids = r.list<std::pair<int, int>>("grid", grid, {{0, 0}});
+  const auto blocks = r.list<std::int64_t>("block", r.integers(1, kMaxExtent), {0});
+  const auto panels = r.list<std::int64_t>("panel", r.integers(1, kMaxExtent), {0});
+  const auto comms = r.list<std::string>("comm", r.words({"mpi", "nccl", "auto"}), {"auto"});
+  const auto spreads =
+      r.list<std::string>("distribution", r.words({"summa", "replicated"}), {"summa"});
+  std::vector<Distribution> all;
+  for (const auto& [rows, cols] : grids) {
+    for (const auto block : blocks) {
+      for (const auto panel : panels) {
+        for (const auto& comm : comms) {
+          for (const auto& spread : spreads)
+            all.push_back({rows, cols, block, panel, comm, spread});
+        }
+      }
+    }
+  }
+  return all;
+}
+
 /// The keys that may list several values: extents, precisions, layouts, kernels and launches.
 Sweep read_sweep(const ProblemReader& r, const YAML::Node& node, const MatrixHeaders& headers) {
   Sweep sweep;
@@ -227,6 +265,7 @@ Sweep read_sweep(const ProblemReader& r, const YAML::Node& node, const MatrixHea
   sweep.kernels = read_kernels(r);
   sweep.tiles = read_tiles(r, sweep.kernels);
   read_launch_lists(r, sweep);
+  sweep.distributions = read_distributions(r);
   return sweep;
 }
 

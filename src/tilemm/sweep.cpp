@@ -44,7 +44,7 @@ std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t mo
   for (const std::int64_t f :
        {std::int64_t(runs), std::int64_t(sweep.m.size()), std::int64_t(sweep.n.size()),
         std::int64_t(sweep.k.size()), std::int64_t(sweep.precisions.size()),
-        std::int64_t(sweep.layouts.size())}) {
+        std::int64_t(sweep.layouts.size()), std::int64_t(sweep.distributions.size())}) {
     if (f == 0) return 0;
     product = product > (most + 1) / f ? most + 1 : product * f;
   }
@@ -58,13 +58,16 @@ std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep) {
       for (const auto k : sweep.k) {
         for (const auto precision : sweep.precisions) {
           for (const auto layout : sweep.layouts) {
-            Problem problem = base;
-            problem.m = m;
-            problem.n = n;
-            problem.k = k;
-            problem.precision = precision;
-            problem.layout = layout;
-            problems.push_back(problem);
+            for (const auto& distribution : sweep.distributions) {
+              Problem problem = base;
+              problem.m = m;
+              problem.n = n;
+              problem.k = k;
+              problem.precision = precision;
+              problem.layout = layout;
+              problem.distribution = distribution;
+              problems.push_back(problem);
+            }
           }
         }
       }

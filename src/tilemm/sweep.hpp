@@ -22,6 +22,8 @@ struct Sweep {
   std::map<std::string, std::vector<Tiling>> tiles;
   /// A 0 in these lists leaves the value to the backend.
   std::vector<std::int64_t> team_sizes, split_ks, split_tiles;
+  /// Every combination of the keys of an MPI run (grid, block, panel, comm, distribution).
+  std::vector<Distribution> distributions{Distribution{}};
 };
 
 /// The kernel runs of a problem: each kernel with every combination of the launch values it takes.
@@ -32,7 +34,7 @@ std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most);
 /// precision and layout), or `most` + 1 when there are more.
 std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t most);
 
-/// `base`, runs included, for every combination of m, n, k, precision and layout.
+/// `base`, runs included, for every combination of m, n, k, precision, layout and distribution.
 std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep);
 
 }  // namespace tilemm
