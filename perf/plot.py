@@ -31,6 +31,11 @@ Outputs, in --out:
   roofline.png         GFLOP/s against arithmetic intensity under the compute and bandwidth roofs
                        (platforms with a known peak only)
   portability.csv/.png the performance-portability figure and its inputs (two platforms or more)
+  scaling.png/.csv     distributed runs (results with ranks) against the one-process result of the
+                       same kernel, precision and problem family ("weak-4" and "weak-1": "weak"):
+                       weak-scaling efficiency and strong-scaling speed-up against the ranks
+Distributed results are in summary.csv and the scaling figure only; the other figures and the
+portability figure are of one process.
 Every point is a problem's best result; its error bar is the spread of that result's timed runs.
 The legend names the library behind kokkos-kernels (cuBLAS, OpenBLAS, ...) as each result file's
 context records it, or says that each panel's title names it when the panels' libraries differ.
@@ -75,10 +80,12 @@ from plotting.figures import kernel_order, platform_list, plot_against_size  # n
 from plotting.portability import plot_portability, portability, print_portability  # noqa: E402
 from plotting.read import BYTES_PER_VALUE, PRECISION_ALIASES, VENDOR, load  # noqa: E402
 from plotting.roofline import plot_roofline  # noqa: E402
+from plotting.scaling import plot_scaling  # noqa: E402
 from plotting.studies import plot_shapes, plot_thread_scaling  # noqa: E402
 
 OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "shapes_*.png",
-           "thread_scaling.png", "roofline.png", "portability.csv", "portability.png"]
+           "thread_scaling.png", "roofline.png", "portability.csv", "portability.png", "scaling.png",
+           "scaling.csv"]
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -158,6 +165,8 @@ def main(argv=None):
     summary[COLUMNS].to_csv(out / "summary.csv", index=False, float_format="%.6g")
     print("wrote %s" % (out / "summary.csv"))
 
+    plot_scaling(df, out / "scaling.png")
+    df = df[df.ranks.isna()]  # a distributed result is not the GFLOP/s of its platform
     platforms = platform_list(df.platform.unique())
     vendors = vendor_labels(df)
     plot_against_size(df, "gflops", out / "gflops_vs_size.png", "GFLOP/s",

@@ -14,7 +14,8 @@ COLUMNS = ["platform", "device", "backend", "concurrency", "kernel", "precision"
            "verdict", "vendor_gflops", "vendor_fraction", "best_vendor_gflops", "best_fraction",
            "bytes", "intensity", "study", "problem", "note", "format", "source", "hostname",
            "device_id", "git_hash", "build", "vendor_library", "sm_clock_mhz", "power_w",
-           "power_capped", "date"]
+           "power_capped", "date", "ranks", "grid", "comm", "distribution", "comm_exposed",
+           "gflops_per_rank"]
 
 
 def short_library(text):
@@ -40,7 +41,9 @@ def vendor_labels(df):
     return {platform: vendor_names(rows) for platform, rows in vendor.groupby("platform")}
 
 
-PROBLEM_KEY = ["platform", "precision", "layout", "trans", "m", "n", "k", "beta_nonzero"]
+# procs: 1 for one process, else the ranks of a distributed run, whose kokkos-kernels rows are the
+# vendor results of that many ranks only.
+PROBLEM_KEY = ["platform", "precision", "layout", "trans", "m", "n", "k", "beta_nonzero", "procs"]
 
 
 def add_vendor_fraction(df):
@@ -70,7 +73,7 @@ def prepare(rows):
     for column in ("m", "n", "k"):
         df[column] = df[column].astype("int64")
     for column in ("gflops", "time_s", "time_fast_s", "time_slow_s", "error", "tolerance", "alpha",
-                   "beta", "bytes"):
+                   "beta", "bytes", "ranks", "comm_exposed", "gflops_per_rank"):
         df[column] = pd.to_numeric(df[column], errors="coerce")
     # The spread of the timed runs as GFLOP/s: the slow end gives the low rate.
     df["gflops_low"] = df.gflops * df.time_s / df.time_slow_s
@@ -83,6 +86,7 @@ def prepare(rows):
     df["intensity"] = 2.0 * df.m * df.n * df.k / df.bytes
     df["valid"] = df.verdict.isin(["pass", "unknown"]) & (df.gflops > 0)
     df["square"] = (df.m == df.n) & (df.n == df.k)
+    df["procs"] = df.ranks.fillna(1).astype("int64")
     return add_vendor_fraction(df)
 
 

@@ -136,6 +136,10 @@ def read_cli(doc, source):
             "sm_clock_mhz": r.get("gpu_sm_clock_mhz"), "power_w": r.get("gpu_power_w"),
             "power_capped": r.get("gpu_power_capped"),
             "date": context.get("utc_time") or r.get("utc_time"),
+            # A distributed run's process grid and communicator (absent for one process).
+            "ranks": r.get("ranks"), "grid": r.get("grid"), "comm": r.get("comm"),
+            "distribution": r.get("distribution"), "comm_exposed": r.get("comm_exposed"),
+            "gflops_per_rank": r.get("gflops_per_rank"),
         })
     return rows
 

@@ -30,6 +30,7 @@ CLI_FILES = [str(ROOT / "perf" / "results" / ("2026-11-22-h200-%s-v1.json" % stu
 SYNTHETIC = "Synthetic Test CPU (openmp, 4 threads)"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FAILURES = []
+VENDOR_NAME = "kokkos-kernels"
 
 
 def check(condition, what):
@@ -198,7 +199,7 @@ def describe(fig):
     carry no label."""
     from matplotlib.container import ErrorbarContainer
     axes = [ax for ax in fig.axes if ax.get_visible()]
-    bars, outside, unlabelled = 0, [], []
+    bars, outside, unlabelled, top = 0, [], [], 0.0
     for ax in axes:
         low, high = ax.get_ylim()
         ys = [y for line in ax.lines for y in line.get_ydata() if math.isfinite(y)]
@@ -207,6 +208,7 @@ def describe(fig):
                 for segment in container.lines[2][0].get_segments():
                     ys += [segment[0][1], segment[1][1]]
                     bars += abs(segment[1][1] - segment[0][1]) > 0
+        top = max([top] + ys)
         if any(not low < y < high for y in ys):
             outside.append(ax.get_title())
         ticks = ax.yaxis.get_major_locator().tick_values(low, high)
@@ -214,7 +216,7 @@ def describe(fig):
             unlabelled.append(ax.get_title())
     return {"legend": [t.get_text() for legend in fig.legends for t in legend.get_texts()],
             "titles": [ax.get_title() for ax in axes], "errorbars": bars, "outside": outside,
-            "unlabelled": unlabelled,
+            "unlabelled": unlabelled, "top": top,
             "xlabels": [t.get_text() for ax in axes for t in ax.get_xticklabels()]}
 
 
@@ -355,6 +357,59 @@ def check_thread_scaling(tmp):
           "three thread counts of one machine: thread_scaling.png at the largest product they share")
     check("counts as 3 platforms, one per thread count" in printed,
           "the portability figure of a thread sweep says what it compares")
+
+
+def scaling_file(path, name, ranks, comm, m, n, k, seconds):
+    """A tilemm result file of one problem in double, register-tiled and kokkos-kernels taking
+    seconds[kernel]; ranks None: one process (no distributed keys)."""
+    with open(CLI_FILES[2]) as f:
+        template = json.load(f)
+    results = []
+    for kernel, time_s in seconds.items():
+        r = dict([x for x in template["results"] if x["kernel"] == kernel][0], name=name, m=m, n=n, k=k,
+                 precision="double", trans_a="N", trans_b="N", beta=0.0, time_median_s=time_s,
+                 time_min_s=time_s, time_max_s=time_s, gflops=2.0 * m * n * k / time_s / 1e9)
+        if ranks:
+            r.update(ranks=ranks, grid="1x%d" % ranks, comm=comm, distribution="summa",
+                     comm_exposed=0.5 if comm.startswith("mpi") else None,
+                     gflops_per_rank=r["gflops"] / ranks)
+        results.append(r)
+    path.write_text(json.dumps(dict(template, results=results)))
+    return path
+
+
+def check_scaling(tmp):
+    """Weak and strong scaling against the one-process run of the same family and kernel, in
+    scaling.csv and scaling.png; the distributed results kept out of the one-GPU figures."""
+    n, rt, kk = 1024, "register-tiled", VENDOR_NAME
+    files = [scaling_file(tmp / "w1.json", "weak-1", None, None, n, n, n, {rt: 1.0, kk: 0.5}),
+             scaling_file(tmp / "w2.json", "weak-2", 2, "nccl", n, 2 * n, n, {rt: 1.25, kk: 0.5}),
+             scaling_file(tmp / "w2m.json", "weak-2", 2, "mpi (host-staged)", n, 2 * n, n, {rt: 2.0, kk: 1.0}),
+             scaling_file(tmp / "s1.json", "strong", None, None, 2 * n, 2 * n, 2 * n, {rt: 8.0, kk: 4.0}),
+             scaling_file(tmp / "s2.json", "strong", 2, "nccl", 2 * n, 2 * n, 2 * n, {rt: 5.0, kk: 1.6})]
+    out = tmp / "scaling"
+    status, printed, figures = plot_in_process(files, out)
+    check(status == 0 and "scaling.png" in figures and (out / "scaling.csv").exists(),
+          "distributed results with one-process baselines: scaling.png and scaling.csv")
+    with open(out / "scaling.csv", newline="") as f:
+        rows = {(r["scaling"], r["kernel"], r["comm"]): r for r in csv.DictReader(f)}
+    expected = {("weak", "register-tiled", "nccl"): ("efficiency", 0.8),   # 2x the work in 1.25x the time
+                ("weak", VENDOR_NAME, "mpi (host-staged)"): ("efficiency", 0.5),
+                ("strong", "register-tiled", "nccl"): ("speedup", 1.6),
+                ("strong", VENDOR_NAME, "nccl"): ("speedup", 2.5)}
+    for key, (column, value) in expected.items():
+        row = rows.get(key)
+        check(row is not None and close(number(row[column]), value) and row["ranks"] == "2",
+              "%s scaling of %s over %s on 2 ranks: %s %.2f" % (key + (column, value)))
+    check(len(rows) == 6 and rows[("weak", VENDOR_NAME, "mpi (host-staged)")]["comm_exposed"] == "0.5",
+          "one scaling row per distributed result, the exposed communication carried")
+    top = figures.get("gflops_vs_size.png", {}).get("top")
+    check(top is not None and close(top, 2.0 * 1024 ** 3 / 0.5 / 1e9),
+          "GFLOP/s against n shows one-process results only (its highest point: %s)" % top)
+    row = summary_row(out, kernel="register-tiled", precision="double", m=2 * n, n=2 * n, k=2 * n, ranks="")
+    check(row is not None and close(number(row["best_fraction"]), 0.5),
+          "a one-process result's best fraction is against the fastest one-process kokkos-kernels, "
+          "not the faster distributed one")
 
 
 def check_portability(out, results, stdout):
@@ -500,6 +555,7 @@ def main():
         check_one_platform(Path(tmp))
         check_thread_scaling(Path(tmp))
         check_raw_times()
+        check_scaling(Path(tmp))
         help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
