@@ -97,6 +97,7 @@ std::string launch_text(const LaunchConfig& launch, const Problem& p) {
   const Tiling& t = launch.tile;
   if (t.bm == 0) return "";
   std::string text = t.to_string();
+  if (!launch.instruction.empty()) text += " " + launch.instruction;
   if (launch.split_k > 1) {
     text += " k/" + std::to_string(launch.split_k);
     if (launch.split_tiles < tiles_of(t, p.m, p.n)) {
@@ -118,7 +119,7 @@ const std::vector<std::string>& result_columns() {
       "verdict",      "seed",         "data",         "c_out",        "spec",
       "device",       "hostname",     "utc_time",     "gpu_samples",  "gpu_sm_clock_mhz",
       "gpu_sm_clock_mhz_min", "gpu_power_w", "gpu_power_capped", "gpu_slowdown", "time_stddev_s",
-      "noisy",        "threads",      "kokkos_version", "git_hash"};
+      "noisy",        "threads",      "kokkos_version", "git_hash",   "instruction"};
   // clang-format on
   return columns;
 }
@@ -192,6 +193,9 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["threads"] = context.host_threads;
   row["kokkos_version"] = context.kokkos_version;
   row["git_hash"] = context.git_hash;
+  // The matrix instruction of a kernel that uses one (tensor-tiled), else null.
+  row["instruction"] = r.launch.instruction.empty() ? nlohmann::ordered_json()
+                                                    : nlohmann::ordered_json(r.launch.instruction);
   // In the JSON only (a CSV row holds no list): every timed run, in run order.
   row["times_s"] = r.time.times;
   keep_utf8(row);

@@ -69,6 +69,7 @@ struct LaunchConfig {
   /// before them. 0 when K is not split.
   std::int64_t split_tiles = 0;
   std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
+  std::string instruction;           // the matrix instruction of the innermost product, if any
 };
 
 /// a * b and a + b, or SIZE_MAX where they would wrap: byte counts of extents within int range

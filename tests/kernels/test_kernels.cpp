@@ -258,9 +258,11 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   const auto& [kernel, layout] = GetParam();
   std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
-                        : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8",
-                                                   "24x40x5/4x4",  "16x24x6/4x8", "4x4x2/4x4",
-                                                   "4x8x2/4x4"};  // the last two: pipelined
+      : kernel == "tensor-tiled"
+          ? std::vector<std::string>{"32x32x16/16x16", "64x64x16/32x32", "128x128x8/64x32"}
+          : std::vector<std::string>{
+                "8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
+                "16x24x6/4x8",  "4x4x2/4x4",   "4x8x2/4x4"};  // the last two: pipelined
   if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
     // the CPU's own (12x32 and 12x16 with AVX-512, 6x16 and 6x8 with AVX2)
     tiles.insert(tiles.end(), {"24x64x20/" + std::to_string(kernels::kCpuTileRows) + "x" +
@@ -296,7 +298,8 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
-                         ::testing::Combine(::testing::Values("tiled", "register-tiled"),
+                         ::testing::Combine(::testing::Values("tiled", "register-tiled",
+                                                              "tensor-tiled"),
                                             ::testing::Values(Layout::Right, Layout::Left)));
 
 // The tiles a GPU build compiles with fixed extents (register_tiled_launch.hpp, with_fixed_tile;
@@ -483,6 +486,27 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
   EXPECT_EQ(fits("register-tiled",
                  Tiling{24, 64, 8, kernels::kCpuTileRows, kernels::kCpuTileCols<float>}, 1),
             kernels::runs_on_cpu<TestSpace>());
+}
+
+// tensor-tiled runs the tiles of its table alone, with K whole, and names its instruction: a GPU's
+// mma, a CPU's plain multiply-adds. On a GPU a thread a lane, so a team of 32 a warp.
+TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
+  using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
+  for (const std::string tile : {"32x32x8/16x16", "64x64x16/16x16", "64x64x8"}) {
+    EXPECT_FALSE(fits("tensor-tiled", *Tiling::parse(tile), 1)) << tile;
+  }
+  try {
+    Registry::plan("tensor-tiled", {std::nullopt, 0, 2}, {64, 64, 4096});
+    ADD_FAILURE() << "tensor-tiled accepted a split K";
+  } catch (const kernels::LaunchError& e) {
+    EXPECT_EQ(e.limit(), kernels::LaunchLimit::SplitK) << e.what();
+  }
+  const LaunchConfig cfg = Registry::plan("tensor-tiled", {}, {64, 64, 64});
+  const bool cpu = kernels::runs_on_cpu<TestSpace>();
+  EXPECT_EQ(cfg.instruction, cpu ? "fma" : "mma.m16n8k8.tf32x3");
+  EXPECT_EQ(cfg.team_size,
+            cpu ? 1 : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
+  EXPECT_EQ(fits("tensor-tiled", Tiling{32, 32, 16, 16, 16}, 96), false) << "4 warps are 128";
 }
 
 // A split K: the tiles a GPU compiles in and tiles read at run time (pipelined and shared
@@ -691,6 +715,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
     ASSERT_TRUE(fits(kernel, tile, team)) << kernel << " with team size " << team;
     repeatable_on<TestSpace>(kernel, tile, team);
   }
+  repeatable_on<TestSpace>("tensor-tiled", Tiling{64, 64, 16, 32, 32}, 0);
   repeatable_on<TestSpace>("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
   repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 68});
   repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 680}, 5);

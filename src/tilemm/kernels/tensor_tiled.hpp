@@ -1,0 +1,275 @@
+// tensor-tiled: register-tiled's team tiles (register_tiled.hpp) with the innermost product done
+// by warps' matrix instructions (tensor cores) instead of each thread's multiply-adds.
+//
+//   each team owns a BM x BN tile of C; its warps each a WM x WN region of it, made of
+//   (WM / 16) x (WN / 8) fragments of 16 x 8 (tensor_tiled_fragment.hpp):
+//     acc = 0                                     a lane's elements of its warp's fragments
+//     stage = my share of the first K block's panels of op(A), op(B)
+//     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
+//     for each K block i:
+//       stage = my share of block i + 1's panels   global loads in flight during the products
+//       for kk < BK, step the instruction's k:
+//         a[f] = load_a(As[i % 2], my warp's rows, kk)     for each of its fragment rows
+//         b[f] = load_b(Bs[i % 2], my warp's cols, kk)     and fragment columns
+//         acc[fm][fn] += mma(a[fm], b[fn])
+//       As[(i + 1) % 2], Bs[(i + 1) % 2] = stage; team_barrier
+//     C[my elements] = alpha * acc + beta * C      elements outside C skipped
+//
+// A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
+// lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
+// runs the same products lane by lane (the fragment's plain product), each lane's accumulators
+// waiting in scratch between K blocks, as register-tiled's shared schedule does.
+//
+// Scratch rows are padded so that a warp's fragment loads meet no bank conflict: a lane (g, t)
+// reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
+// quarters of the 32 banks: a pad of 8 floats (row length 8 mod 32), 4 doubles (4 mod 16, read
+// by half-warps). The launch (tensor_tiled_launch.hpp) picks the tile from its table; the tile
+// is fixed at compile time, so that the loops unroll and the stages have constant shares.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tilemm/kernels/gemm_operands.hpp"
+#include "tilemm/kernels/register_tiled_panel.hpp"
+#include "tilemm/kernels/team_launch.hpp"
+#include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/unroll.hpp"
+
+namespace tilemm::kernels {
+
+/// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN.
+template <int BM, int BN, int BK, int WM, int WN>
+struct TensorTile {
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN;
+  static Tiling tiling() { return {BM, BN, BK, WM, WN}; }
+};
+
+template <class ExecSpace, class Scalar, class Layout, class Tile>
+struct TensorTiledGemm {
+  static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
+  /// The instruction's depth: double's deepest shape that divides BK, float's one shape.
+  static constexpr int kInstK = std::is_same_v<Scalar, float> ? 8
+                                : BK % 16 == 0                ? 16
+                                : BK % 8 == 0                 ? 8
+                                                              : 4;
+  using Frag = MmaFragment<Scalar, kInstK>;
+  static constexpr int FM = WM / Frag::kM, FN = WN / Frag::kN;  // fragments of a warp's region
+  static constexpr int kWarpsN = BN / WN, kWarps = (BM / WM) * kWarpsN, kLanes = 32 * kWarps;
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % Frag::kM == 0 && WN % Frag::kN == 0,
+                "warp regions tile the team tile, fragments the warp regions");
+  static_assert(BK % kInstK == 0, "the instruction's depth divides BK");
+  static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
+  static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
+  static constexpr int kLda = BM + kPad, kLdb = BN + kPad;
+  static constexpr int kBuffer = BK * (kLda + kLdb);  // scalars of one buffer of As and Bs
+  static constexpr int kAlign = 64;
+  // Each lane's share of a panel, staged in registers between K blocks.
+  static constexpr int kStageA = (BM * BK + kLanes - 1) / kLanes;
+  static constexpr int kStageB = (BK * BN + kLanes - 1) / kLanes;
+
+  using Policy =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
+  using Member = typename Policy::member_type;
+  using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+  using Panel = ScratchPanel<Scalar>;
+  using Acc = Scalar[FM][FN][Frag::kC];
+
+  Operands g;
+  int tiles_m = 1, tiles_n = 1;
+  static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
+
+  /// Team scratch: two buffers of the panels on a GPU; on a CPU one, and every lane's
+  /// accumulators.
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes() {
+    const std::size_t panels = std::size_t(kBuffer) * sizeof(Scalar);
+    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : 2 * panels) + kAlign;
+  }
+
+  /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
+  /// column within a band, so that a band's panels of B stay in cache.
+  KOKKOS_INLINE_FUNCTION void tile_of(int rank, int& tile_m, int& tile_n) const {
+    const int per_band = kBand * tiles_n, first_m = (rank / per_band) * kBand;
+    const int band_rows = tiles_m - first_m < kBand ? tiles_m - first_m : kBand;
+    tile_m = first_m + (rank % per_band) % band_rows;
+    tile_n = (rank % per_band) / band_rows;
+  }
+
+  KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
+    return Panel(buffer, kLda, true, row0, k0, BM, BK, g.a.contiguous_along_cols());
+  }
+  KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
+    return Panel(buffer + BK * kLda, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
+  }
+
+  /// A thread's share of panel p (its walk w) into registers: plain loads where the panel lies
+  /// inside op(X), zero outside it.
+  template <int N, class Op>
+  KOKKOS_INLINE_FUNCTION static void fetch(const Op& x, const Panel& p, PanelWalk w,
+                                           Scalar (&stage)[N]) {
+    if (p.inside(x)) {
+      const Scalar* origin = x.pointer(p.row0, p.col0);
+      const int ld = x.leading();
+      TILEMM_UNROLL
+      for (int s = 0; s < N; ++s, w.next()) {
+        if (w.more()) stage[s] = origin[std::ptrdiff_t(w.line) * ld + w.pos()];
+      }
+    } else {
+      TILEMM_UNROLL
+      for (int s = 0; s < N; ++s, w.next()) {
+        if (w.more()) stage[s] = p.value(x, w.line, w.pos());
+      }
+    }
+  }
+  /// ... and from registers into scratch by the same walk.
+  template <int N>
+  KOKKOS_INLINE_FUNCTION static void deposit(const Panel& p, PanelWalk w,
+                                             const Scalar (&stage)[N]) {
+    TILEMM_UNROLL
+    for (int s = 0; s < N; ++s, w.next()) {
+      if (w.more()) p.at(w.line, w.pos()) = stage[s];
+    }
+  }
+
+  /// acc += the products of one K block for lane `lane` of warp `warp`: a warp's mma where the
+  /// device has it, else the lane's plain product.
+  KOKKOS_INLINE_FUNCTION static void multiply(Acc& acc, const Scalar* As, const Scalar* Bs,
+                                              int warp, int lane) {
+    const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+#ifdef TILEMM_TENSOR_MMA
+    if constexpr (!kOnCpu) {
+      mma_block(acc, As, Bs, wm0, wn0, lane);
+    } else {
+      product_block(acc, As, Bs, wm0, wn0, lane);
+    }
+#else
+    product_block(acc, As, Bs, wm0, wn0, lane);
+#endif
+  }
+#ifdef TILEMM_TENSOR_MMA
+  /// A K block's mma: for each step of the instruction's depth, the warp's fragments of A and B
+  /// loaded (and split, in float) once and multiplied in every combination.
+  __device__ static void mma_block(Acc& acc, const Scalar* As, const Scalar* Bs, int wm0, int wn0,
+                                   int lane) {
+    TILEMM_UNROLL
+    for (int kk = 0; kk < BK; kk += kInstK) {
+      typename Frag::ReadyA a[FM];
+      typename Frag::ReadyB b[FN];
+      TILEMM_UNROLL
+      for (int i = 0; i < FM; ++i)
+        a[i] = Frag::ready(Frag::load_a(As, kLda, wm0 + Frag::kM * i, kk, lane));
+      TILEMM_UNROLL
+      for (int j = 0; j < FN; ++j)
+        b[j] = Frag::ready(Frag::load_b(Bs, kLdb, kk, wn0 + Frag::kN * j, lane));
+      TILEMM_UNROLL
+      for (int i = 0; i < FM; ++i) {
+        TILEMM_UNROLL
+        for (int j = 0; j < FN; ++j) Frag::mma(acc[i][j], a[i], b[j]);
+      }
+    }
+  }
+#endif
+  /// A K block's products lane by lane, without a warp.
+  KOKKOS_INLINE_FUNCTION static void product_block(Acc& acc, const Scalar* As, const Scalar* Bs,
+                                                   int wm0, int wn0, int lane) {
+    for (int kk = 0; kk < BK; kk += kInstK) {
+      for (int i = 0; i < FM; ++i) {
+        for (int j = 0; j < FN; ++j) {
+          Frag::product(acc[i][j], As, kLda, Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j, kk,
+                        lane);
+        }
+      }
+    }
+  }
+
+  /// C = alpha * acc + beta * C at lane `lane` of warp `warp`'s elements, inside C only.
+  KOKKOS_INLINE_FUNCTION void store(const Acc& acc, int row0, int col0, int warp, int lane) const {
+    const int wm0 = row0 + (warp / kWarpsN) * WM, wn0 = col0 + (warp % kWarpsN) * WN;
+    TILEMM_UNROLL
+    for (int i = 0; i < FM; ++i) {
+      TILEMM_UNROLL
+      for (int j = 0; j < FN; ++j) {
+        TILEMM_UNROLL
+        for (int e = 0; e < Frag::kC; ++e) {
+          const int row = wm0 + Frag::kM * i + Frag::c_row(lane, e);
+          const int col = wn0 + Frag::kN * j + Frag::c_col(lane, e);
+          if (row < g.m() && col < g.n()) scale_into(g.c(row, col), acc[i][j][e], g.alpha, g.beta);
+        }
+      }
+    }
+  }
+
+  /// The pipeline of the pseudo-code, a thread a lane.
+  KOKKOS_INLINE_FUNCTION void pipelined(const Member& team, int row0, int col0,
+                                        Scalar* buffers) const {
+    const int rank = team.team_rank(), K = g.k();
+    Acc acc = {};
+    Scalar stage_a[kStageA], stage_b[kStageB];
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 1);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 1);
+    fetch(g.a, a_panel(buffers, row0, 0), walk_a, stage_a);
+    fetch(g.b, b_panel(buffers, 0, col0), walk_b, stage_b);
+    deposit(a_panel(buffers, row0, 0), walk_a, stage_a);
+    deposit(b_panel(buffers, 0, col0), walk_b, stage_b);
+    team.team_barrier();
+    for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer ^= 1) {
+      const bool next = k0 + BK < K;
+      Scalar* current = buffers + buffer * kBuffer;
+      Scalar* other = buffers + (buffer ^ 1) * kBuffer;
+      if (next) {  // global loads in flight during the products
+        fetch(g.a, a_panel(other, row0, k0 + BK), walk_a, stage_a);
+        fetch(g.b, b_panel(other, k0 + BK, col0), walk_b, stage_b);
+      }
+      multiply(acc, current, current + BK * kLda, rank / 32, rank % 32);
+      if (next) {  // the other buffer was last read before the previous barrier
+        deposit(a_panel(other, row0, k0 + BK), walk_a, stage_a);
+        deposit(b_panel(other, k0 + BK, col0), walk_b, stage_b);
+      }
+      team.team_barrier();
+    }
+    store(acc, row0, col0, rank / 32, rank % 32);
+  }
+
+  /// A CPU team: the team loads each K block's panels, then its threads take the lanes in turn,
+  /// each lane's accumulators kept in scratch (Cs) between K blocks.
+  KOKKOS_INLINE_FUNCTION void lane_by_lane(const Member& team, int row0, int col0,
+                                           Scalar* buffer) const {
+    const int rank = team.team_rank(), size = team.team_size();
+    Acc* Cs = reinterpret_cast<Acc*>(buffer + kBuffer);
+    for (int l = rank; l < kLanes; l += size) {
+      for (int i = 0; i < FM; ++i)
+        for (int j = 0; j < FN; ++j)
+          for (int e = 0; e < Frag::kC; ++e) Cs[l][i][j][e] = 0;
+    }
+    for (int k0 = 0; k0 < g.k(); k0 += BK) {
+      const Panel a = a_panel(buffer, row0, k0), b = b_panel(buffer, k0, col0);
+      for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
+        a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
+      for (PanelWalk w = b.walk(rank, size, 1); w.more(); w.next())
+        b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
+      team.team_barrier();
+      for (int l = rank; l < kLanes; l += size)
+        multiply(Cs[l], buffer, buffer + BK * kLda, l / 32, l % 32);
+      team.team_barrier();
+    }
+    for (int l = rank; l < kLanes; l += size) store(Cs[l], row0, col0, l / 32, l % 32);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    int tile_m, tile_n;
+    tile_of(team.league_rank(), tile_m, tile_n);
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
+    void* shmem = team.team_scratch(kOnCpu ? 1 : 0).get_shmem(scratch_bytes());
+    char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));
+    // Aligned by an offset from raw, so that the compiler still sees a GPU's shared memory.
+    Scalar* buffers = reinterpret_cast<Scalar*>(
+        raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
+    if constexpr (kOnCpu) {
+      lane_by_lane(team, row0, col0, buffers);
+    } else {
+      pipelined(team, row0, col0, buffers);
+    }
+  }
+};
+
+}  // namespace tilemm::kernels
