@@ -191,14 +191,15 @@ const auto* const kKokkos = ::testing::AddGlobalTestEnvironment(new KokkosEnviro
 /// The GPU schedule's staging (tensor_tiled.hpp, pipelined): each of the team's ranks fetches its
 /// share of a panel into registers and deposits it into scratch; together they must write the
 /// whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for panels inside
-/// and over the edges of a matrix that divides no tile.
+/// and over the edges of a matrix that divides no tile, read 4 neighbours a load (`aligned`) or
+/// one.
 template <class Layout>
-void check_staging(bool transposed_a, bool transposed_b) {
+void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   using Kernel =
       kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 128, 8, 64, 32>>;
   using Matrix = typename Kernel::Operands::matrix;
-  const int M = 150, N = 140, K = 13;
+  const int M = 152, N = 140, K = 20;  // runs of 4 aligned, and no tile divides them
   const Matrix A("A", transposed_a ? K : M, transposed_a ? M : K);
   const Matrix B("B", transposed_b ? N : K, transposed_b ? K : N);
   for (int i = 0; i < M; ++i)
@@ -209,16 +210,19 @@ void check_staging(bool transposed_a, bool transposed_b) {
   k.g.a = {A, transposed_a};
   k.g.b = {B, transposed_b};
   k.g.c = Matrix("C", M, N);
+  ASSERT_TRUE(k.g.a.runs_aligned(4) && k.g.b.runs_aligned(4));
   std::vector<double> buffer(Kernel::kBuffer);
-  for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 8}}) {  // inside; edges
+  for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 16}}) {  // inside; edges
     std::fill(buffer.begin(), buffer.end(), -1.0);
+    const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
     for (int rank = 0; rank < Kernel::kLanes; ++rank) {
       double stage_a[Kernel::kStageA], stage_b[Kernel::kStageB];
-      const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
-      Kernel::fetch(k.g.a, a, a.walk(rank, Kernel::kLanes, 1), stage_a);
-      Kernel::fetch(k.g.b, b, b.walk(rank, Kernel::kLanes, 1), stage_b);
-      Kernel::deposit(a, a.walk(rank, Kernel::kLanes, 1), stage_a);
-      Kernel::deposit(b, b.walk(rank, Kernel::kLanes, 1), stage_b);
+      const auto quads_a = a.walk(rank, Kernel::kLanes, 4),
+                 quads_b = b.walk(rank, Kernel::kLanes, 4);
+      const bool in_a = Kernel::fetch(k.g.a, aligned, a, rank, quads_a, stage_a);
+      const bool in_b = Kernel::fetch(k.g.b, aligned, b, rank, quads_b, stage_b);
+      Kernel::deposit(in_a, a, rank, quads_a, stage_a);
+      Kernel::deposit(in_b, b, rank, quads_b, stage_b);
     }
     for (int kk = 0; kk < 8; ++kk) {
       for (int m = 0; m < 128; ++m) {
@@ -238,8 +242,10 @@ void check_staging(bool transposed_a, bool transposed_b) {
 
 TEST(TensorTiledStaging, EveryRankStagesItsShare) {
   for (int op = 0; op < 4; ++op) {
-    check_staging<Kokkos::LayoutRight>(op & 1, op & 2);
-    check_staging<Kokkos::LayoutLeft>(op & 1, op & 2);
+    for (const bool aligned : {false, true}) {
+      check_staging<Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+    }
   }
 }
 

@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "tilemm/kernels/gemm_operands.hpp"
+#include "tilemm/kernels/register_tiled_gpu.hpp"
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
@@ -64,9 +65,9 @@ struct TensorTiledGemm {
   static constexpr int kLda = BM + kPad, kLdb = BN + kPad;
   static constexpr int kBuffer = BK * (kLda + kLdb);  // scalars of one buffer of As and Bs
   static constexpr int kAlign = 64;
-  // Each lane's share of a panel, staged in registers between K blocks.
-  static constexpr int kStageA = (BM * BK + kLanes - 1) / kLanes;
-  static constexpr int kStageB = (BK * BN + kLanes - 1) / kLanes;
+  // Each lane's share of a panel, staged in registers between K blocks: whole quads.
+  static constexpr int kStageA = ((BM * BK + kLanes - 1) / kLanes + 3) / 4 * 4;
+  static constexpr int kStageB = ((BK * BN + kLanes - 1) / kLanes + 3) / 4 * 4;
 
   using Policy =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
@@ -77,6 +78,7 @@ struct TensorTiledGemm {
 
   Operands g;
   int tiles_m = 1, tiles_n = 1;
+  bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
 
   /// Team scratch: two buffers of the panels on a GPU; on a CPU one, and every lane's
@@ -102,32 +104,66 @@ struct TensorTiledGemm {
     return Panel(buffer + BK * kLda, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
   }
 
-  /// A thread's share of panel p (its walk w) into registers: plain loads where the panel lies
-  /// inside op(X), zero outside it.
+  /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
+  /// of 4, made once before the K loop) where the panel lies inside op(X) in whole quads and
+  /// op(X)'s runs of 4 are aligned (`aligned`); else a scalar at a time, zero outside op(X).
+  /// Returns whether it read quads, for deposit().
   template <int N, class Op>
-  KOKKOS_INLINE_FUNCTION static void fetch(const Op& x, const Panel& p, PanelWalk w,
-                                           Scalar (&stage)[N]) {
-    if (p.inside(x)) {
+  KOKKOS_INLINE_FUNCTION static bool fetch(const Op& x, bool aligned, const Panel& p, int rank,
+                                           const PanelWalk& quads, Scalar (&stage)[N]) {
+    static_assert(N % 4 == 0, "a share is whole quads");
+    if (aligned && p.length % 4 == 0 && p.inside(x)) {
       const Scalar* origin = x.pointer(p.row0, p.col0);
       const int ld = x.leading();
+      PanelWalk w = quads;
       TILEMM_UNROLL
-      for (int s = 0; s < N; ++s, w.next()) {
-        if (w.more()) stage[s] = origin[std::ptrdiff_t(w.line) * ld + w.pos()];
+      for (int s = 0; s < N / 4; ++s, w.next()) {
+        if (w.more()) {
+          const auto q = *reinterpret_cast<const Quad<Scalar>*>(
+              origin + std::ptrdiff_t(w.line) * ld + w.pos());
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
+        }
       }
-    } else {
-      TILEMM_UNROLL
-      for (int s = 0; s < N; ++s, w.next()) {
-        if (w.more()) stage[s] = p.value(x, w.line, w.pos());
-      }
+      return true;
     }
-  }
-  /// ... and from registers into scratch by the same walk.
-  template <int N>
-  KOKKOS_INLINE_FUNCTION static void deposit(const Panel& p, PanelWalk w,
-                                             const Scalar (&stage)[N]) {
+    PanelWalk w = p.walk(rank, kLanes, 1);
     TILEMM_UNROLL
     for (int s = 0; s < N; ++s, w.next()) {
-      if (w.more()) p.at(w.line, w.pos()) = stage[s];
+      if (w.more()) stage[s] = p.value(x, w.line, w.pos());
+    }
+    return false;
+  }
+  /// ... and from registers into scratch by the same walk; a quad 16 bytes a store where its
+  /// neighbours are neighbours in scratch too (scratch rows are 16-byte aligned).
+  template <int N>
+  KOKKOS_INLINE_FUNCTION static void deposit(bool quads, const Panel& p, int rank,
+                                             const PanelWalk& quad_walk, const Scalar (&stage)[N]) {
+    if (quads) {
+      constexpr int kWide = 16 / sizeof(Scalar);
+      PanelWalk w = quad_walk;
+      TILEMM_UNROLL
+      for (int s = 0; s < N / 4; ++s, w.next()) {
+        if (!w.more()) continue;
+        if (p.dst_along_lines()) {
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; i += kWide) {
+            Vec<Scalar, kWide> v;
+            TILEMM_UNROLL
+            for (int j = 0; j < kWide; ++j) v.v[j] = stage[4 * s + i + j];
+            *reinterpret_cast<Vec<Scalar, kWide>*>(&p.at(w.line, w.pos() + i)) = v;
+          }
+        } else {
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) p.at(w.line, w.pos() + i) = stage[4 * s + i];
+        }
+      }
+    } else {
+      PanelWalk w = p.walk(rank, kLanes, 1);
+      TILEMM_UNROLL
+      for (int s = 0; s < N; ++s, w.next()) {
+        if (w.more()) p.at(w.line, w.pos()) = stage[s];
+      }
     }
   }
 
@@ -205,25 +241,25 @@ struct TensorTiledGemm {
     const int rank = team.team_rank(), K = g.k();
     Acc acc = {};
     Scalar stage_a[kStageA], stage_b[kStageB];
-    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 1);
-    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 1);
-    fetch(g.a, a_panel(buffers, row0, 0), walk_a, stage_a);
-    fetch(g.b, b_panel(buffers, 0, col0), walk_b, stage_b);
-    deposit(a_panel(buffers, row0, 0), walk_a, stage_a);
-    deposit(b_panel(buffers, 0, col0), walk_b, stage_b);
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
+    bool quads_in_a = fetch(g.a, quads_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
+    bool quads_in_b = fetch(g.b, quads_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
+    deposit(quads_in_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
+    deposit(quads_in_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
     team.team_barrier();
     for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer ^= 1) {
       const bool next = k0 + BK < K;
       Scalar* current = buffers + buffer * kBuffer;
       Scalar* other = buffers + (buffer ^ 1) * kBuffer;
       if (next) {  // global loads in flight during the products
-        fetch(g.a, a_panel(other, row0, k0 + BK), walk_a, stage_a);
-        fetch(g.b, b_panel(other, k0 + BK, col0), walk_b, stage_b);
+        quads_in_a = fetch(g.a, quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
+        quads_in_b = fetch(g.b, quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
       multiply(acc, current, current + BK * kLda, rank / 32, rank % 32);
       if (next) {  // the other buffer was last read before the previous barrier
-        deposit(a_panel(other, row0, k0 + BK), walk_a, stage_a);
-        deposit(b_panel(other, k0 + BK, col0), walk_b, stage_b);
+        deposit(quads_in_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
+        deposit(quads_in_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
       team.team_barrier();
     }

@@ -92,7 +92,8 @@ struct TensorTiled {
   static void run(const Operands& g, const LaunchConfig& cfg) {
     with_tile(cfg.tile, [&](auto kernel) {
       using K = decltype(kernel);
-      K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN)};
+      K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN), g.a.runs_aligned(4),
+          g.b.runs_aligned(4)};
       typename K::Policy policy(k.tiles_m * k.tiles_n, cfg.team_size, cfg.vector_length);
       Kokkos::parallel_for(
           "tilemm::tensor_tiled",
