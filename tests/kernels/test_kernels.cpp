@@ -44,6 +44,7 @@ struct Case {
   LaunchRequest launch;
   std::uint64_t seed = 7;
   bool shifted = false;  // A and B one scalar past the start of their memory: off 16 bytes
+  bool wide = false;     // A's and B's elements scaled by powers of two from 2^-30 to 2^30
 };
 
 std::string describe(const Case& c) {
@@ -56,6 +57,7 @@ std::string describe(const Case& c) {
   if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
   if (c.launch.split_tiles) os << " split_tiles=" << c.launch.split_tiles;
   if (c.shifted) os << " shifted";
+  if (c.wide) os << " wide";
   return os.str();
 }
 
@@ -66,6 +68,21 @@ struct Outcome {
   LaunchConfig launch;
   double library_error = 0;  // tilemm's own validation (validate.hpp) of the same result
 };
+
+/// x(i, j) *= 2^e with e from -30 to 30 varying along both i and j: data of a wide dynamic range,
+/// where a product's low-order bits matter (tensor-tiled's split TF32 keeps them).
+template <class ExecSpace, class View>
+void scale_widely(const View& x) {
+  using Scalar = typename View::non_const_value_type;
+  for_each_index<ExecSpace>(
+      "scale_widely", x.extent(0), x.extent(1),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+        Scalar factor = 1;
+        for (int e = int((7 * i + 3 * j) % 61) - 30; e != 0; e += e > 0 ? -1 : 1)
+          factor *= e > 0 ? Scalar(2) : Scalar(0.5);
+        x(i, j) *= factor;
+      });
+}
 
 template <class ExecSpace, class Scalar, class Layout>
 Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vector<long double>& b,
@@ -83,6 +100,10 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   Matrix C0("C0", M, N), C("C", M, N);
   fill_random<ExecSpace>(A, c.seed, MatrixId::A);
   fill_random<ExecSpace>(B, c.seed, MatrixId::B);
+  if (c.wide) {
+    scale_widely<ExecSpace>(A);
+    scale_widely<ExecSpace>(B);
+  }
   if (c.scaling.beta == 0) {
     fill_nan<ExecSpace>(C0);
   } else {
@@ -507,6 +528,27 @@ TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
   EXPECT_EQ(cfg.team_size,
             cpu ? 1 : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
   EXPECT_EQ(fits("tensor-tiled", Tiling{32, 32, 16, 16, 16}, 96), false) << "4 warps are 128";
+}
+
+// Float from the tensor cores' TF32 still meets FP32's bound (split TF32), on data of a wide
+// dynamic range too, in every layout and op, in the default tile and float's largest.
+TEST(TensorTiledFloat, WideRangeMatchesLongDoubleReference) {
+  for (const auto& tile : {std::optional<Tiling>{}, Tiling::parse("128x128x16/64x32")}) {
+    for (const Layout layout : {Layout::Right, Layout::Left}) {
+      for (int op = 0; op < 4; ++op) {
+        Case c{"tensor-tiled",
+               {150, 137, 300},
+               layout,
+               op & 1 ? Trans::T : Trans::N,
+               op & 2 ? Trans::T : Trans::N,
+               Precision::Float,
+               {1.5, -0.5},
+               {tile}};
+        c.wide = true;
+        check_case(c);
+      }
+    }
+  }
 }
 
 // A split K: the tiles a GPU compiles in and tiles read at run time (pipelined and shared

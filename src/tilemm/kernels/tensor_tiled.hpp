@@ -31,7 +31,7 @@
 #include <type_traits>
 
 #include "tilemm/kernels/gemm_operands.hpp"
-#include "tilemm/kernels/register_tiled_gpu.hpp"
+#include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
@@ -46,6 +46,7 @@ struct TensorTile {
   static Tiling tiling() { return {BM, BN, BK, WM, WN}; }
 };
 
+/// The kernel of the pseudo-code above for one tile of the launch's table.
 template <class ExecSpace, class Scalar, class Layout, class Tile>
 struct TensorTiledGemm {
   static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
