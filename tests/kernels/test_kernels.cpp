@@ -280,7 +280,8 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
       : kernel == "tensor-tiled"
-          ? std::vector<std::string>{"32x32x16/16x16", "64x64x16/32x32", "128x128x8/64x32"}
+          ? std::vector<std::string>{"32x32x16/16x16", "64x64x16/32x32", "128x128x8/64x32",
+                                     "128x64x16/64x32"}  // the last: one buffer on a GPU
           : std::vector<std::string>{
                 "8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
                 "16x24x6/4x8",  "4x4x2/4x4",   "4x8x2/4x4"};  // the last two: pipelined
@@ -291,14 +292,19 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
                                "36x32x7/" + std::to_string(kernels::kCpuTileRows) + "x" +
                                    std::to_string(kernels::kCpuTileCols<double>)});
   }
+  // On a GPU tensor-tiled runs a thread a lane: its teams are 32 threads a warp, no other size.
+  const bool warps = kernel == "tensor-tiled" && !kernels::runs_on_cpu<TestSpace>();
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
-    ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";
+    const int lanes = 32 * (tile.bm / tile.tm) * (tile.bn / tile.tn);
+    EXPECT_EQ(fits(kernel, tile, 1), !warps) << kernel << " tile " << tile_text << ", 1 thread";
     const bool several = tile.bm * tile.bn > tile.tm * tile.tn;  // more than one thread tile
-    if (several && concurrency() >= 2) {
+    if (several && concurrency() >= 2 && !warps) {
       EXPECT_TRUE(fits(kernel, tile, 2)) << kernel << " tile " << tile_text << ": no team of 2";
     }
-    for (int team = 1; team <= 4; ++team) {
+    const std::vector<int> teams = warps ? std::vector<int>{lanes} : std::vector<int>{1, 2, 3, 4};
+    ASSERT_TRUE(!warps || fits(kernel, tile, lanes)) << kernel << " tile " << tile_text;
+    for (const int team : teams) {
       if (!fits(kernel, tile, team))
         continue;  // more threads than the backend has, or not a divisor
       for (const Shape shape : {Shape{17, 31, 13}, Shape{100, 37, 129}, Shape{4097, 3, 65}}) {
@@ -528,6 +534,36 @@ TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
   EXPECT_EQ(cfg.team_size,
             cpu ? 1 : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
   EXPECT_EQ(fits("tensor-tiled", Tiling{32, 32, 16, 16, 16}, 96), false) << "4 warps are 128";
+  // Float's split TF32 only from K = 10 (kSplitTf32MinK), plain FP32 products below.
+  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 9}).instruction, "fma");
+  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 10}).instruction,
+            cpu ? "fma" : "mma.m16n8k8.tf32x3");
+  using DoubleRegistry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+  EXPECT_EQ(DoubleRegistry::plan("tensor-tiled", {}, {64, 64, 1}).instruction == "fma", cpu)
+      << "double's mma products are exact at any K";
+}
+
+// Float at the edges of split TF32's threshold (K = 9: plain products on a GPU, K = 10: split
+// TF32, perf/README.md), on data of a wide range, in every layout and op, beta 0 and not.
+TEST(TensorTiledFloat, ThresholdEdgesMatchLongDoubleReference) {
+  for (const int k : {1, 9, 10, 11}) {
+    for (const Scaling scaling : {Scaling{1.0, 0.0}, Scaling{1.5, -0.5}}) {
+      for (const Layout layout : {Layout::Right, Layout::Left}) {
+        for (int op = 0; op < 4; ++op) {
+          Case c{"tensor-tiled",
+                 {45, 37, k},
+                 layout,
+                 op & 1 ? Trans::T : Trans::N,
+                 op & 2 ? Trans::T : Trans::N,
+                 Precision::Float,
+                 scaling,
+                 {}};
+          c.wide = true;
+          check_case(c);
+        }
+      }
+    }
+  }
 }
 
 // Float from the tensor cores' TF32 still meets FP32's bound (split TF32), on data of a wide

@@ -6,19 +6,26 @@
 //     acc = 0                                     a lane's elements of its warp's fragments
 //     stage = my share of the first K block's panels of op(A), op(B)
 //     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
-//     for each K block i:
+//     for each K block i:                          S = 2 buffers where they fit, else 1
 //       stage = my share of block i + 1's panels   global loads in flight during the products
 //       for kk < BK, step the instruction's k:
-//         a[f] = load_a(As[i % 2], my warp's rows, kk)     for each of its fragment rows
-//         b[f] = load_b(Bs[i % 2], my warp's cols, kk)     and fragment columns
-//         acc[fm][fn] += mma(a[fm], b[fn])
-//       As[(i + 1) % 2], Bs[(i + 1) % 2] = stage; team_barrier
+//         a[f] = load_a(As[i % S], my warp's rows, kk)     for each of its fragment rows
+//         b[f] = load_b(Bs[i % S], my warp's cols, kk)     and fragment columns
+//         acc[fm][fn] += mma(a[fm], b[fn])       or the plain product, if Plain
+//       if S == 1: team_barrier                    every warp done with the one buffer
+//       As[(i + 1) % S], Bs[(i + 1) % S] = stage; team_barrier
 //     C[my elements] = alpha * acc + beta * C      elements outside C skipped
 //
 // A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
 // lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
 // runs the same products lane by lane (the fragment's plain product), each lane's accumulators
-// waiting in scratch between K blocks, as register-tiled's shared schedule does.
+// waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
+// plain product too in the kernel compiled for it (`Plain`: float with K too short for split
+// TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
+//
+// The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
+// CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
+// barrier a K block, the next block still staged in registers during the products.
 //
 // Scratch rows are padded so that a warp's fragment loads meet no bank conflict: a lane (g, t)
 // reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
@@ -46,8 +53,10 @@ struct TensorTile {
   static Tiling tiling() { return {BM, BN, BK, WM, WN}; }
 };
 
-/// The kernel of the pseudo-code above for one tile of the launch's table.
-template <class ExecSpace, class Scalar, class Layout, class Tile>
+/// The kernel of the pseudo-code above for one tile of the launch's table; `Plain`: a GPU's lanes
+/// multiply-add on their own instead of the warp's mma (a kernel of its own, so that the mma
+/// kernel's registers are its own too).
+template <class ExecSpace, class Scalar, class Layout, class Tile, bool Plain = false>
 struct TensorTiledGemm {
   static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
   /// The instruction's depth: double's deepest shape that divides BK, float's one shape.
@@ -66,6 +75,10 @@ struct TensorTiledGemm {
   static constexpr int kLda = BM + kPad, kLdb = BN + kPad;
   static constexpr int kBuffer = BK * (kLda + kLdb);  // scalars of one buffer of As and Bs
   static constexpr int kAlign = 64;
+  /// Level-0 scratch a CUDA team gets from Kokkos 4.6: 48 KiB less its reduction space.
+  static constexpr std::size_t kLevel0Bytes = 40936;
+  static constexpr int kStages =
+      !kOnCpu && 2 * sizeof(Scalar) * kBuffer + kAlign <= kLevel0Bytes ? 2 : 1;
   // Each lane's share of a panel, staged in registers between K blocks: whole quads.
   static constexpr int kStageA = ((BM * BK + kLanes - 1) / kLanes + 3) / 4 * 4;
   static constexpr int kStageB = ((BK * BN + kLanes - 1) / kLanes + 3) / 4 * 4;
@@ -76,17 +89,18 @@ struct TensorTiledGemm {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   using Panel = ScratchPanel<Scalar>;
   using Acc = Scalar[FM][FN][Frag::kC];
+  using TileType = Tile;
 
   Operands g;
   int tiles_m = 1, tiles_n = 1;
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
 
-  /// Team scratch: two buffers of the panels on a GPU; on a CPU one, and every lane's
+  /// Team scratch: kStages buffers of the panels on a GPU; on a CPU one, and every lane's
   /// accumulators.
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes() {
     const std::size_t panels = std::size_t(kBuffer) * sizeof(Scalar);
-    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : 2 * panels) + kAlign;
+    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : kStages * panels) + kAlign;
   }
 
   /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
@@ -169,19 +183,17 @@ struct TensorTiledGemm {
   }
 
   /// acc += the products of one K block for lane `lane` of warp `warp`: a warp's mma where the
-  /// device has it, else the lane's plain product.
+  /// device has it and the launch wants it, else the lane's plain product.
   KOKKOS_INLINE_FUNCTION static void multiply(Acc& acc, const Scalar* As, const Scalar* Bs,
                                               int warp, int lane) {
     const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
 #ifdef TILEMM_TENSOR_MMA
-    if constexpr (!kOnCpu) {
+    if constexpr (!kOnCpu && !Plain) {
       mma_block(acc, As, Bs, wm0, wn0, lane);
-    } else {
-      product_block(acc, As, Bs, wm0, wn0, lane);
+      return;
     }
-#else
-    product_block(acc, As, Bs, wm0, wn0, lane);
 #endif
+    product_block(acc, As, Bs, wm0, wn0, lane);
   }
 #ifdef TILEMM_TENSOR_MMA
   /// A K block's mma: for each step of the instruction's depth, the warp's fragments of A and B
@@ -206,11 +218,15 @@ struct TensorTiledGemm {
     }
   }
 #endif
-  /// A K block's products lane by lane, without a warp.
+  /// A K block's products lane by lane, without a warp (unrolled, so that a GPU keeps acc in
+  /// registers).
   KOKKOS_INLINE_FUNCTION static void product_block(Acc& acc, const Scalar* As, const Scalar* Bs,
                                                    int wm0, int wn0, int lane) {
+    TILEMM_UNROLL
     for (int kk = 0; kk < BK; kk += kInstK) {
+      TILEMM_UNROLL
       for (int i = 0; i < FM; ++i) {
+        TILEMM_UNROLL
         for (int j = 0; j < FN; ++j) {
           Frag::product(acc[i][j], As, kLda, Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j, kk,
                         lane);
@@ -249,16 +265,17 @@ struct TensorTiledGemm {
     deposit(quads_in_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
     deposit(quads_in_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
     team.team_barrier();
-    for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer ^= 1) {
+    for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer = (buffer + 1) % kStages) {
       const bool next = k0 + BK < K;
       Scalar* current = buffers + buffer * kBuffer;
-      Scalar* other = buffers + (buffer ^ 1) * kBuffer;
+      Scalar* other = buffers + (buffer + 1) % kStages * kBuffer;
       if (next) {  // global loads in flight during the products
         quads_in_a = fetch(g.a, quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
         quads_in_b = fetch(g.b, quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
       multiply(acc, current, current + BK * kLda, rank / 32, rank % 32);
       if (next) {  // the other buffer was last read before the previous barrier
+        if constexpr (kStages == 1) team.team_barrier();  // one buffer: every warp done with it
         deposit(quads_in_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
         deposit(quads_in_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }

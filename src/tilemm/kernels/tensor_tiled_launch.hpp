@@ -2,12 +2,17 @@
 // tiles, the default tile per backend and precision, the checks of a launch, and the launch.
 //
 // Tiles, BMxBNxBK/WMxWN (WM x WN: a warp's region), a team of 32 lanes a warp on a GPU:
-//   128x128x16/64x32  8 warps  float's default (split TF32, m16n8k8)
+//   128x128x16/64x32  8 warps  float's default (split TF32, m16n8k8); double: one buffer, m16n8k16
 //   128x128x8/64x32   8 warps  double's default (m16n8k8 f64)
+//   128x64x16/64x32   4 warps  two teams a GPU multiprocessor; double: one buffer, m16n8k16
+//   128x64x8/64x32    4 warps  the same, double-buffered in double too (m16n8k8)
+//   64x128x16/32x64   4 warps  the same, the warps' regions wide
 //   64x64x16/32x32    4 warps  the default for products of too few large tiles (m16n8k16 in double)
 //   32x32x16/16x16    4 warps  the smallest; the default on CPUs, which emulate the warps
-// The panels are double-buffered in level-0 scratch, which bounds BK (tensor_tiled.hpp,
-// perf/README.md). K is not split.
+// The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
+// (tensor_tiled.hpp, perf/README.md). K is not split. Float with K below kSplitTf32MinK runs the
+// plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
+// only from there on (perf/README.md, "Float accuracy of split TF32").
 #pragma once
 
 #include <string>
@@ -26,9 +31,19 @@ struct TensorTiled {
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
 
   using Tiles = TypeList<TensorTile<128, 128, 16, 64, 32>, TensorTile<128, 128, 8, 64, 32>,
-                         TensorTile<64, 64, 16, 32, 32>, TensorTile<32, 32, 16, 16, 16>>;
+                         TensorTile<128, 64, 16, 64, 32>, TensorTile<128, 64, 8, 64, 32>,
+                         TensorTile<64, 128, 16, 32, 64>, TensorTile<64, 64, 16, 32, 32>,
+                         TensorTile<32, 32, 16, 16, 16>>;
   static std::string table() {
-    return "128x128x16/64x32, 128x128x8/64x32, 64x64x16/32x32, 32x32x16/16x16";
+    return "128x128x16/64x32, 128x128x8/64x32, 128x64x16/64x32, 128x64x8/64x32, "
+           "64x128x16/32x64, 64x64x16/32x32, 32x32x16/16x16";
+  }
+  /// The shortest K at which float runs split TF32 on a GPU: each product carries up to 12 u of
+  /// representation error (u = 2^-24), so (k + 14) u must stay within (k + 2) eps = (2k + 4) u.
+  static constexpr std::int64_t kSplitTf32MinK = 10;
+  /// Whether a GPU's lanes run the plain product instead of the warps' mma.
+  static bool plain(const Extents& e) {
+    return kCpu || (std::is_same_v<Scalar, float> && e.k < kSplitTf32MinK);
   }
   /// Calls f(kernel) with the kernel compiled for tile t; throws LaunchError for a tile that is
   /// not in the table.
@@ -83,21 +98,31 @@ struct TensorTiled {
       cfg.vector_length = 1;
       cfg.scratch_bytes = K::scratch_bytes();
       cfg.scratch_level = kCpu ? 1 : 0;  // a CPU's caches serve the panels and accumulators
-      cfg.instruction = kCpu ? "fma" : mma_instruction<Scalar>(K::kInstK);
+      cfg.instruction = plain(extents) ? "fma" : mma_instruction<Scalar>(K::kInstK);
       check_team_launch(kernel, cfg);
     });
     return cfg;
   }
 
+  template <class K>
+  static void launch(const Operands& g, const LaunchConfig& cfg) {
+    K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN), g.a.runs_aligned(4),
+        g.b.runs_aligned(4)};
+    typename K::Policy policy(k.tiles_m * k.tiles_n, cfg.team_size, cfg.vector_length);
+    Kokkos::parallel_for(
+        "tilemm::tensor_tiled",
+        policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), k);
+  }
   static void run(const Operands& g, const LaunchConfig& cfg) {
     with_tile(cfg.tile, [&](auto kernel) {
       using K = decltype(kernel);
-      K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN), g.a.runs_aligned(4),
-          g.b.runs_aligned(4)};
-      typename K::Policy policy(k.tiles_m * k.tiles_n, cfg.team_size, cfg.vector_length);
-      Kokkos::parallel_for(
-          "tilemm::tensor_tiled",
-          policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), k);
+      if constexpr (!kCpu && std::is_same_v<Scalar, float>) {
+        if (cfg.instruction == "fma") {
+          launch<TensorTiledGemm<ExecSpace, Scalar, Layout, typename K::TileType, true>>(g, cfg);
+          return;
+        }
+      }
+      launch<K>(g, cfg);
     });
   }
 };
