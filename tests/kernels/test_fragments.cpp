@@ -174,6 +174,33 @@ TEST(Fragments, WarpProductsDouble) {
 TEST(Fragments, WarpProductsFloat) {
   check_maps<float, 8>();
 }
+/// The same block stored As[m][k] (tiles with copy stages): each lane loads the same elements,
+/// and the lanes' plain product is the same.
+template <class Scalar, int K>
+void check_rows_layout() {
+  using Frag = kernels::MmaFragment<Scalar, K>;
+  const Block<Scalar, K> block;
+  constexpr int ld = Block<Scalar, K>::k0 + K + 4;
+  std::vector<Scalar> rows((block.m0 + Frag::kM) * ld, Scalar(-1e30));
+  for (int r = 0; r < Frag::kM; ++r)
+    for (int k = 0; k < K; ++k) rows[(block.m0 + r) * ld + block.k0 + k] = block.a(r, k);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const auto want = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
+    const auto got = Frag::load_a(rows.data(), ld, block.m0, block.k0, lane, true);
+    for (int i = 0; i < Frag::kA; ++i) EXPECT_EQ(got.v[i], want.v[i]) << "lane " << lane;
+    typename Frag::C c{}, c_rows{};
+    Frag::product(c, block.As.data(), block.lda, block.Bs.data(), block.ldb, block.m0, block.n0,
+                  block.k0, lane);
+    Frag::product(c_rows, rows.data(), ld, block.Bs.data(), block.ldb, block.m0, block.n0, block.k0,
+                  lane, true);
+    for (int i = 0; i < Frag::kC; ++i) EXPECT_EQ(c_rows[i], c[i]) << "lane " << lane;
+  }
+}
+TEST(Fragments, RowsOfAHoldTheSameFragments) {
+  check_rows_layout<double, 8>();
+  check_rows_layout<double, 16>();
+  check_rows_layout<float, 8>();
+}
 TEST(Fragments, DoubleAsM8N8K4) {
   check_m8n8k4_halves<4>();
   check_m8n8k4_halves<8>();

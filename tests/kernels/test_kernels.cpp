@@ -280,8 +280,9 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
       : kernel == "tensor-tiled"
-          ? std::vector<std::string>{"32x32x16/16x16", "64x64x16/32x32", "128x128x8/64x32",
-                                     "128x64x16/64x32"}  // the last: one buffer on a GPU
+          ? std::vector<std::string>{"32x32x16/16x16",    "64x64x16/32x32",   "128x128x8/64x32",
+                                     "128x64x16/64x32",  // one buffer on a GPU
+                                     "128x64x8/64x32/s2", "64x128x8/32x64/s3"}  // copy stages
           : std::vector<std::string>{
                 "8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
                 "16x24x6/4x8",  "4x4x2/4x4",   "4x8x2/4x4"};  // the last two: pipelined
@@ -566,23 +567,45 @@ TEST(TensorTiledFloat, ThresholdEdgesMatchLongDoubleReference) {
   }
 }
 
+/// Case c in both layouts and every op.
+void check_layouts_and_ops(Case c) {
+  for (const Layout layout : {Layout::Right, Layout::Left}) {
+    for (int op = 0; op < 4; ++op) {
+      c.layout = layout;
+      c.ta = op & 1 ? Trans::T : Trans::N;
+      c.tb = op & 2 ? Trans::T : Trans::N;
+      check_case(c);
+    }
+  }
+}
+
 // Float from the tensor cores' TF32 still meets FP32's bound (split TF32), on data of a wide
 // dynamic range too, in every layout and op, in the default tile and float's largest.
 TEST(TensorTiledFloat, WideRangeMatchesLongDoubleReference) {
   for (const auto& tile : {std::optional<Tiling>{}, Tiling::parse("128x128x16/64x32")}) {
-    for (const Layout layout : {Layout::Right, Layout::Left}) {
-      for (int op = 0; op < 4; ++op) {
-        Case c{"tensor-tiled",
-               {150, 137, 300},
-               layout,
-               op & 1 ? Trans::T : Trans::N,
-               op & 2 ? Trans::T : Trans::N,
-               Precision::Float,
-               {1.5, -0.5},
-               {tile}};
-        c.wide = true;
-        check_case(c);
-      }
+    Case c{"tensor-tiled", {150, 137, 300},  Layout::Right, Trans::N,
+           Trans::N,       Precision::Float, {1.5, -0.5},   {tile}};
+    c.wide = true;
+    check_layouts_and_ops(c);
+  }
+}
+
+// Tiles with copy stages: K divides into their blocks and the leading dimensions into runs of 4,
+// so that on a GPU the inner tiles copy their panels asynchronously (NN in LayoutRight, TT in
+// LayoutLeft) while the edge tiles and the other ops stage them, in every tile of the table with
+// stages that fits the precision, float on data of a wide range.
+TEST(TensorTiledCopies, MatchLongDoubleReference) {
+  const std::vector<std::pair<const char*, bool>> tiles = {{"128x64x8/64x32/s2", true},
+                                                           {"128x64x8/64x32/s4", false},
+                                                           {"64x128x8/32x64/s3", true},
+                                                           {"128x64x16/64x32/s2", false}};
+  for (const auto& [tile, in_double] : tiles) {
+    for (const Precision precision : {Precision::Float, Precision::Double}) {
+      if (precision == Precision::Double && !in_double) continue;
+      Case c{"tensor-tiled", {200, 196, 96}, Layout::Right, Trans::N,
+             Trans::N,       precision,      {1.5, -0.5},   {Tiling::parse(tile)}};
+      c.wide = precision == Precision::Float;
+      check_layouts_and_ops(c);
     }
   }
 }

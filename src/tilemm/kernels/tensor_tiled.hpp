@@ -16,12 +16,24 @@
 //       As[(i + 1) % S], Bs[(i + 1) % S] = stage; team_barrier
 //     C[my elements] = alpha * acc + beta * C      elements outside C skipped
 //
+//   with S copy stages (a tile's /sS), where the tile lies inside C, BK divides K and op(A),
+//   op(B) run along k and n in 16-byte aligned runs, copies replace the staging registers:
+//     start copies of blocks 0 .. S-2 into As[0..], Bs[0..]     cp.async, a group each
+//     for each K block i:
+//       wait for block i's copies; team_barrier        every warp done with block i - 1 too
+//       start copies of block i + S - 1 into buffer (i + S - 1) % S   (block i - 1's buffer)
+//       acc += products of buffer i % S, as above
+//     (other tiles and operands: the staged pipeline above, in the same scratch layout)
+//
 // A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
 // lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
 // runs the same products lane by lane (the fragment's plain product), each lane's accumulators
 // waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
 // plain product too in the kernel compiled for it (`Plain`: float with K too short for split
 // TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
+//
+// Copies take 16-byte runs as they lie: for an A contiguous along k (NN in LayoutRight), a tile
+// with copy stages keeps its A panel as As[m][k].
 //
 // The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
 // CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
@@ -30,8 +42,11 @@
 // Scratch rows are padded so that a warp's fragment loads meet no bank conflict: a lane (g, t)
 // reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
 // quarters of the 32 banks: a pad of 8 floats (row length 8 mod 32), 4 doubles (4 mod 16, read
-// by half-warps). The launch (tensor_tiled_launch.hpp) picks the tile from its table; the tile
-// is fixed at compile time, so that the loops unroll and the stages have constant shares.
+// by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
+// floats, BK + 2 doubles (BK = 8) or BK + 4 (BK = 16) put rows 0..7 in distinct quarters too and
+// keep each row 16-byte aligned for the copies. The launch (tensor_tiled_launch.hpp) picks the tile
+// from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
+// constant shares.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +61,12 @@
 
 namespace tilemm::kernels {
 
-/// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN.
-template <int BM, int BN, int BK, int WM, int WN>
+/// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN, and Stages K blocks in
+/// flight by asynchronous copies (0: staged in registers only).
+template <int BM, int BN, int BK, int WM, int WN, int Stages = 0>
 struct TensorTile {
-  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN;
-  static Tiling tiling() { return {BM, BN, BK, WM, WN}; }
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = Stages;
+  static Tiling tiling() { return {BM, BN, BK, WM, WN, Stages}; }
 };
 
 /// The kernel of the pseudo-code above for one tile of the launch's table; `Plain`: a GPU's lanes
@@ -71,9 +87,13 @@ struct TensorTiledGemm {
                 "warp regions tile the team tile, fragments the warp regions");
   static_assert(BK % kInstK == 0, "the instruction's depth divides BK");
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
+  static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
+  static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
   static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
-  static constexpr int kLda = BM + kPad, kLdb = BN + kPad;
-  static constexpr int kBuffer = BK * (kLda + kLdb);  // scalars of one buffer of As and Bs
+  static constexpr int kPadRows = sizeof(Scalar) == 8 && BK % 16 != 0 ? 2 : 4;
+  static constexpr int kLda = kARows ? BK + kPadRows : BM + kPad, kLdb = BN + kPad;
+  static constexpr int kAScalars = (kARows ? BM : BK) * kLda;  // As of one buffer; Bs follows
+  static constexpr int kBuffer = kAScalars + BK * kLdb;        // scalars of one buffer
   static constexpr int kAlign = 64;
   /// Level-0 scratch a CUDA team gets from Kokkos 4.6: 48 KiB less its reduction space.
   static constexpr std::size_t kLevel0Bytes = 40936;
@@ -96,11 +116,12 @@ struct TensorTiledGemm {
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
 
-  /// Team scratch: kStages buffers of the panels on a GPU; on a CPU one, and every lane's
-  /// accumulators.
-  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes() {
+  /// Team scratch: kStages (or kCopies) buffers of the panels on a GPU; on a CPU one, and every
+  /// lane's accumulators.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     const std::size_t panels = std::size_t(kBuffer) * sizeof(Scalar);
-    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : kStages * panels) + kAlign;
+    const int buffers = kCopies > kStages ? kCopies : kStages;
+    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : buffers * panels) + kAlign;
   }
 
   /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
@@ -113,10 +134,10 @@ struct TensorTiledGemm {
   }
 
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
-    return Panel(buffer, kLda, true, row0, k0, BM, BK, g.a.contiguous_along_cols());
+    return Panel(buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols());
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
-    return Panel(buffer + BK * kLda, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
+    return Panel(buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
   }
 
   /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
@@ -206,7 +227,7 @@ struct TensorTiledGemm {
       typename Frag::ReadyB b[FN];
       TILEMM_UNROLL
       for (int i = 0; i < FM; ++i)
-        a[i] = Frag::ready(Frag::load_a(As, kLda, wm0 + Frag::kM * i, kk, lane));
+        a[i] = Frag::ready(Frag::load_a(As, kLda, wm0 + Frag::kM * i, kk, lane, kARows));
       TILEMM_UNROLL
       for (int j = 0; j < FN; ++j)
         b[j] = Frag::ready(Frag::load_b(Bs, kLdb, kk, wn0 + Frag::kN * j, lane));
@@ -229,7 +250,7 @@ struct TensorTiledGemm {
         TILEMM_UNROLL
         for (int j = 0; j < FN; ++j) {
           Frag::product(acc[i][j], As, kLda, Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j, kk,
-                        lane);
+                        lane, kARows);
         }
       }
     }
@@ -273,13 +294,65 @@ struct TensorTiledGemm {
         quads_in_a = fetch(g.a, quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
         quads_in_b = fetch(g.b, quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
-      multiply(acc, current, current + BK * kLda, rank / 32, rank % 32);
+      multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
       if (next) {  // the other buffer was last read before the previous barrier
         if constexpr (kStages == 1) team.team_barrier();  // one buffer: every warp done with it
         deposit(quads_in_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
         deposit(quads_in_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
       team.team_barrier();
+    }
+    store(acc, row0, col0, rank / 32, rank % 32);
+  }
+
+  /// Whether the team's tile copies its panels as they lie (the pseudo-code's copy stages): both
+  /// inside op(A) and op(B) at every K block, in aligned runs along the scratch rows.
+  KOKKOS_INLINE_FUNCTION bool copies_as_they_lie(int row0, int col0, Scalar* buffers) const {
+    const Panel a = a_panel(buffers, row0, 0), b = b_panel(buffers, 0, col0);
+    return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
+           a.inside(g.a) && b.inside(g.b);
+  }
+  /// Starts the copies of a thread's share of panel p (N quads by the walk `quads`), 16 bytes a
+  /// copy.
+  template <int N, class Op>
+  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& quads) {
+    constexpr int kWide = 16 / sizeof(Scalar);
+    const Scalar* origin = x.pointer(p.row0, p.col0);
+    const int ld = x.leading();
+    PanelWalk w = quads;
+    TILEMM_UNROLL
+    for (int s = 0; s < N; ++s, w.next()) {
+      if (!w.more()) continue;
+      TILEMM_UNROLL
+      for (int i = 0; i < 4; i += kWide) {
+        async_copy16(&p.at(w.line, w.pos() + i),
+                     origin + std::ptrdiff_t(w.line) * ld + w.pos() + i);
+      }
+    }
+  }
+  /// The copy-stage pipeline of the pseudo-code, a thread a lane.
+  KOKKOS_INLINE_FUNCTION void copied(const Member& team, int row0, int col0,
+                                     Scalar* buffers) const {
+    static_assert(kCopies >= 2, "copies keep two or more K blocks in flight");
+    const int rank = team.team_rank(), blocks = g.k() / BK;
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
+    const auto start = [&](int block) {  // an empty group past the last block keeps the count
+      Scalar* buffer = buffers + block % kCopies * kBuffer;
+      if (block < blocks) {
+        copy<kStageA / 4>(g.a, a_panel(buffer, row0, block * BK), walk_a);
+        copy<kStageB / 4>(g.b, b_panel(buffer, block * BK, col0), walk_b);
+      }
+      async_commit();
+    };
+    for (int block = 0; block < kCopies - 1; ++block) start(block);
+    Acc acc = {};
+    for (int i = 0; i < blocks; ++i) {
+      async_wait<kCopies - 2>();  // this thread's copies of block i are in
+      team.team_barrier();        // everyone's are, and every warp is done with block i - 1
+      start(i + kCopies - 1);
+      const Scalar* current = buffers + i % kCopies * kBuffer;
+      multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
     }
     store(acc, row0, col0, rank / 32, rank % 32);
   }
@@ -303,7 +376,7 @@ struct TensorTiledGemm {
         b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
       team.team_barrier();
       for (int l = rank; l < kLanes; l += size)
-        multiply(Cs[l], buffer, buffer + BK * kLda, l / 32, l % 32);
+        multiply(Cs[l], buffer, buffer + kAScalars, l / 32, l % 32);
       team.team_barrier();
     }
     for (int l = rank; l < kLanes; l += size) store(Cs[l], row0, col0, l / 32, l % 32);
@@ -320,6 +393,12 @@ struct TensorTiledGemm {
         raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
     if constexpr (kOnCpu) {
       lane_by_lane(team, row0, col0, buffers);
+    } else if constexpr (kCopies > 0) {
+      if (copies_as_they_lie(row0, col0, buffers)) {
+        copied(team, row0, col0, buffers);
+      } else {
+        pipelined(team, row0, col0, buffers);
+      }
     } else {
       pipelined(team, row0, col0, buffers);
     }

@@ -6,7 +6,7 @@
 //   A element i of a lane: row g + 8 (i % 2), column t + 4 (i / 2)         (k / 2 elements)
 //   B element i of a lane: row t + 4 i, column g                           (k / 4 elements)
 //   C element i of a lane: row g + 8 (i / 2), column 2 t + i % 2           (4 elements)
-//   load_a, load_b: a lane's elements from scratch (As[k][m], Bs[k][n])
+//   load_a, load_b: a lane's elements from scratch (As[k][m] or As[m][k], Bs[k][n])
 //   mma: C += A B over the warp, each lane giving its elements and taking its own of C
 //
 // These are the maps of PTX's mma.sync shapes m16n8k4, m16n8k8 and m16n8k16 (f64), and of
@@ -64,12 +64,17 @@ struct MmaFragment {
     return 2 * (lane % 4) + i % 2;
   }
 
-  /// A lane's elements of the A block at rows m0.., columns k0.. of As (stored As[k][m], rows of
-  /// lda scalars).
-  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, int lda, int m0, int k0, int lane) {
+  /// Where element (m, k) of A lies in As: As[k][m], rows of lda scalars, or As[m][k] (`rows`).
+  KOKKOS_INLINE_FUNCTION static constexpr int a_at(int lda, bool rows, int m, int k) {
+    return rows ? m * lda + k : k * lda + m;
+  }
+  /// A lane's elements of the A block at rows m0.., columns k0.. of As.
+  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, int lda, int m0, int k0, int lane,
+                                         bool rows = false) {
     A a;
     TILEMM_UNROLL
-    for (int i = 0; i < kA; ++i) a.v[i] = As[(k0 + a_col(lane, i)) * lda + m0 + a_row(lane, i)];
+    for (int i = 0; i < kA; ++i)
+      a.v[i] = As[a_at(lda, rows, m0 + a_row(lane, i), k0 + a_col(lane, i))];
     return a;
   }
   /// A lane's elements of the B block at rows k0.., columns n0.. of Bs (Bs[k][n], rows of ldb).
@@ -83,14 +88,16 @@ struct MmaFragment {
   /// Any backend: a lane's elements of C += A B, each from the rows of As and columns of Bs that
   /// the C map gives it.
   KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, int lda, const Scalar* Bs,
-                                             int ldb, int m0, int n0, int k0, int lane) {
+                                             int ldb, int m0, int n0, int k0, int lane,
+                                             bool rows = false) {
+    const int a_step = rows ? 1 : lda;  // from one k to the next in As
     TILEMM_UNROLL
     for (int i = 0; i < kC; ++i) {
-      const Scalar* a = As + k0 * lda + m0 + c_row(lane, i);
+      const Scalar* a = As + a_at(lda, rows, m0 + c_row(lane, i), k0);
       const Scalar* b = Bs + k0 * ldb + n0 + c_col(lane, i);
       Scalar sum = c[i];
       TILEMM_UNROLL
-      for (int k = 0; k < K; ++k) sum += a[k * lda] * b[k * ldb];
+      for (int k = 0; k < K; ++k) sum += a[k * a_step] * b[k * ldb];
       c[i] = sum;
     }
   }
@@ -183,6 +190,31 @@ struct MmaFragment {
   }
 #endif  // TILEMM_TENSOR_MMA
 };
+
+/// 16 bytes from global memory into scratch, both 16-byte aligned: from sm_80 an asynchronous
+/// copy (cp.async, no register in between) that async_wait waits for, elsewhere a plain copy.
+template <class Scalar>
+KOKKOS_INLINE_FUNCTION void async_copy16(Scalar* dst, const Scalar* src) {
+#ifdef TILEMM_TENSOR_MMA
+  const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
+#else
+  for (int i = 0; i < int(16 / sizeof(Scalar)); ++i) dst[i] = src[i];
+#endif
+}
+/// Closes this thread's group of asynchronous copies issued since the last group.
+KOKKOS_INLINE_FUNCTION void async_commit() {
+#ifdef TILEMM_TENSOR_MMA
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/// Waits until at most `Pending` of this thread's latest groups are still in flight.
+template <int Pending>
+KOKKOS_INLINE_FUNCTION void async_wait() {
+#ifdef TILEMM_TENSOR_MMA
+  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+#endif
+}
 
 /// The instruction that a kernel of Scalar with fragments of depth K runs on a GPU, as results
 /// show it.
