@@ -9,14 +9,14 @@
 namespace tilemm {
 
 inline const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names = {"naive", "tiled", "register-tiled",
+  static const std::vector<std::string> names = {"naive", "tiled", "register-tiled", "tensor-tiled",
                                                  "kokkos-kernels"};
   return names;
 }
 
 /// Kernels whose launch takes a tile and a team size (the team-scratch kernels).
 inline const std::vector<std::string>& tiled_kernel_names() {
-  static const std::vector<std::string> names = {"tiled", "register-tiled"};
+  static const std::vector<std::string> names = {"tiled", "register-tiled", "tensor-tiled"};
   return names;
 }
 inline bool kernel_is_tiled(const std::string& name) {

@@ -97,6 +97,7 @@ std::string launch_text(const LaunchConfig& launch, const Problem& p) {
   const Tiling& t = launch.tile;
   if (t.bm == 0) return "";
   std::string text = t.to_string();
+  if (!launch.instruction.empty()) text += " " + launch.instruction;
   if (launch.split_k > 1) {
     text += " k/" + std::to_string(launch.split_k);
     if (launch.split_tiles < tiles_of(t, p.m, p.n)) {
@@ -121,7 +122,7 @@ const std::vector<std::string>& result_columns() {
       "noisy",        "threads",      "kokkos_version", "git_hash",
       "freivalds_error", "reference_valid",
       "ranks",        "grid",         "block",        "panel",        "comm",
-      "distribution", "comm_exposed", "gflops_per_rank", "slowest_rank"};
+      "distribution", "comm_exposed", "gflops_per_rank", "slowest_rank", "instruction"};
   // clang-format on
   return columns;
 }
@@ -217,6 +218,9 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["gflops_per_rank"] = part(d.distribution == "replicated" ? r.gflops : r.gflops / d.ranks);
   row["slowest_rank"] =
       d.slowest_rank >= 0 ? nlohmann::ordered_json(d.slowest_rank) : nlohmann::ordered_json();
+  // The matrix instruction of a kernel that uses one (tensor-tiled), else null.
+  row["instruction"] = r.launch.instruction.empty() ? nlohmann::ordered_json()
+                                                    : nlohmann::ordered_json(r.launch.instruction);
   // In the JSON only (a CSV row holds no list): every timed run, in run order.
   row["times_s"] = r.time.times;
   keep_utf8(row);

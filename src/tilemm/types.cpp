@@ -24,7 +24,8 @@ std::string lower_case(std::string text) {
 
 std::optional<Tiling> Tiling::parse(const std::string& text) {
   static const std::regex square(R"(\s*(\d{1,4})\s*)");
-  static const std::regex full(R"(\s*(\d{1,4})x(\d{1,4})x(\d{1,4})(?:/(\d{1,3})x(\d{1,3}))?\s*)");
+  static const std::regex full(
+      R"(\s*(\d{1,4})x(\d{1,4})x(\d{1,4})(?:/(\d{1,3})x(\d{1,3})(?:/s(\d))?)?\s*)");
   // A tile is at most "9999x9999x9999/999x999"; std::regex recurses once per character and
   // overflows the stack on long input (tests/fuzz/corpus/spec/regression-tile-long-text.yaml).
   if (text.size() > 64) return std::nullopt;
@@ -40,6 +41,8 @@ std::optional<Tiling> Tiling::parse(const std::string& text) {
       t.tm = std::stoi(match[4]);
       t.tn = std::stoi(match[5]);
     }
+    if (match[6].matched) t.stages = std::stoi(match[6]);
+    if (match[6].matched && t.stages < 2) return std::nullopt;  // stages in flight: 2 or more
   } else {
     return std::nullopt;
   }
@@ -50,7 +53,8 @@ std::optional<Tiling> Tiling::parse(const std::string& text) {
 
 std::string Tiling::to_string() const {
   std::string s = std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk);
-  if (has_thread_tile()) s += "/" + std::to_string(tm) + "x" + std::to_string(tn);
+  if (has_thread_tile() || stages > 0) s += "/" + std::to_string(tm) + "x" + std::to_string(tn);
+  if (stages > 0) s += "/s" + std::to_string(stages);
   return s;
 }
 

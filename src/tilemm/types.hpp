@@ -28,14 +28,15 @@ std::string lower_case(std::string text);
 struct Tiling {
   int bm = 0, bn = 0, bk = 0;
   int tm = 1, tn = 1;
+  int stages = 0;  // K blocks in flight by asynchronous copies (tensor-tiled); 0: the kernel's own
 
-  /// "16" -> 16x16x16; "64x32x8" -> bm=64, bn=32, bk=8; "128x128x8/8x8" adds tm=8, tn=8.
-  /// Returns std::nullopt when the text is not of that form.
+  /// "16" -> 16x16x16; "64x32x8" -> bm=64, bn=32, bk=8; "128x128x8/8x8" adds tm=8, tn=8;
+  /// "128x64x8/64x32/s3" adds stages=3. Returns std::nullopt when the text is not of that form.
   static std::optional<Tiling> parse(const std::string& text);
   std::string to_string() const;
   bool has_thread_tile() const { return tm > 1 || tn > 1; }
   bool operator==(const Tiling& o) const {
-    return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn;
+    return bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn && stages == o.stages;
   }
 };
 
@@ -69,6 +70,7 @@ struct LaunchConfig {
   /// before them. 0 when K is not split.
   std::int64_t split_tiles = 0;
   std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
+  std::string instruction;           // the matrix instruction of the innermost product, if any
 };
 
 /// a * b and a + b, or SIZE_MAX where they would wrap: byte counts of extents within int range

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-KERNELS = ["naive", "tiled", "register-tiled", "kokkos-kernels"]
+KERNELS = ["naive", "tiled", "register-tiled", "tensor-tiled", "kokkos-kernels"]
 CONTEXT = ["tilemm_version", "git_hash", "kokkos_version", "kokkos_kernels_version", "backend",
            "device", "concurrency"]
 
@@ -39,7 +39,8 @@ def main(bench, spec):
             fail("context lacks %r" % key)
     runs = [b for b in doc["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
     if len(runs) != 2 * 2 * 2 * len(KERNELS):
-        fail("%d benchmarks, expected 32 (2 sizes x 2 precisions x 2 layouts x 4 kernels)" % len(runs))
+        fail("%d benchmarks, expected %d (2 sizes x 2 precisions x 2 layouts x %d kernels)"
+             % (len(runs), 8 * len(KERNELS), len(KERNELS)))
     for b in runs:
         parts = b["name"].split("/")
         kernel, backend, precision, layout, op = parts[1:6]
@@ -57,7 +58,7 @@ def main(bench, spec):
             fail("%s: FLOP/s %r is not 2mnk over the time" % (b["name"], b["FLOP/s"]))
         if not (0 <= b["error"] <= b["tolerance"]):
             fail("%s: error %r above tolerance %r" % (b["name"], b["error"], b["tolerance"]))
-        if kernel in ("tiled", "register-tiled") and not b.get("label"):
+        if kernel in ("tiled", "register-tiled", "tensor-tiled") and not b.get("label"):
             fail("%s: no tile in the label" % b["name"])
         # On a GPU whose NVML tilemm opened, the CLI's gpu_* readings as counters; none on a CPU.
         if str(doc["context"].get("gpu_telemetry", "")).startswith("NVML "):

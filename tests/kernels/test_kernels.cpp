@@ -44,6 +44,7 @@ struct Case {
   LaunchRequest launch;
   std::uint64_t seed = 7;
   bool shifted = false;  // A and B one scalar past the start of their memory: off 16 bytes
+  bool wide = false;     // A's and B's elements scaled by powers of two from 2^-30 to 2^30
 };
 
 std::string describe(const Case& c) {
@@ -56,6 +57,7 @@ std::string describe(const Case& c) {
   if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
   if (c.launch.split_tiles) os << " split_tiles=" << c.launch.split_tiles;
   if (c.shifted) os << " shifted";
+  if (c.wide) os << " wide";
   return os.str();
 }
 
@@ -66,6 +68,21 @@ struct Outcome {
   LaunchConfig launch;
   double library_error = 0;  // tilemm's own validation (validate.hpp) of the same result
 };
+
+/// x(i, j) *= 2^e with e from -30 to 30 varying along both i and j: data of a wide dynamic range,
+/// where a product's low-order bits matter (tensor-tiled's split TF32 keeps them).
+template <class ExecSpace, class View>
+void scale_widely(const View& x) {
+  using Scalar = typename View::non_const_value_type;
+  for_each_index<ExecSpace>(
+      "scale_widely", x.extent(0), x.extent(1),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+        Scalar factor = 1;
+        for (int e = int((7 * i + 3 * j) % 61) - 30; e != 0; e += e > 0 ? -1 : 1)
+          factor *= e > 0 ? Scalar(2) : Scalar(0.5);
+        x(i, j) *= factor;
+      });
+}
 
 template <class ExecSpace, class Scalar, class Layout>
 Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vector<long double>& b,
@@ -83,6 +100,10 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   Matrix C0("C0", M, N), C("C", M, N);
   fill_random<ExecSpace>(A, c.seed, MatrixId::A);
   fill_random<ExecSpace>(B, c.seed, MatrixId::B);
+  if (c.wide) {
+    scale_widely<ExecSpace>(A);
+    scale_widely<ExecSpace>(B);
+  }
   if (c.scaling.beta == 0) {
     fill_nan<ExecSpace>(C0);
   } else {
@@ -258,9 +279,13 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   const auto& [kernel, layout] = GetParam();
   std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
-                        : std::vector<std::string>{"8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8",
-                                                   "24x40x5/4x4",  "16x24x6/4x8", "4x4x2/4x4",
-                                                   "4x8x2/4x4"};  // the last two: pipelined
+      : kernel == "tensor-tiled"
+          ? std::vector<std::string>{"32x32x16/16x16",    "64x64x16/32x32",   "128x128x8/64x32",
+                                     "128x64x16/64x32",  // one buffer on a GPU
+                                     "128x64x8/64x32/s2", "64x128x8/32x64/s3"}  // copy stages
+          : std::vector<std::string>{
+                "8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
+                "16x24x6/4x8",  "4x4x2/4x4",   "4x8x2/4x4"};  // the last two: pipelined
   if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
     // the CPU's own (12x32 and 12x16 with AVX-512, 6x16 and 6x8 with AVX2)
     tiles.insert(tiles.end(), {"24x64x20/" + std::to_string(kernels::kCpuTileRows) + "x" +
@@ -268,14 +293,19 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
                                "36x32x7/" + std::to_string(kernels::kCpuTileRows) + "x" +
                                    std::to_string(kernels::kCpuTileCols<double>)});
   }
+  // On a GPU tensor-tiled runs a thread a lane: its teams are 32 threads a warp, no other size.
+  const bool warps = kernel == "tensor-tiled" && !kernels::runs_on_cpu<TestSpace>();
   for (const std::string& tile_text : tiles) {
     const Tiling tile = *Tiling::parse(tile_text);
-    ASSERT_TRUE(fits(kernel, tile, 1)) << kernel << " tile " << tile_text << " with one thread";
+    const int lanes = 32 * (tile.bm / tile.tm) * (tile.bn / tile.tn);
+    EXPECT_EQ(fits(kernel, tile, 1), !warps) << kernel << " tile " << tile_text << ", 1 thread";
     const bool several = tile.bm * tile.bn > tile.tm * tile.tn;  // more than one thread tile
-    if (several && concurrency() >= 2) {
+    if (several && concurrency() >= 2 && !warps) {
       EXPECT_TRUE(fits(kernel, tile, 2)) << kernel << " tile " << tile_text << ": no team of 2";
     }
-    for (int team = 1; team <= 4; ++team) {
+    const std::vector<int> teams = warps ? std::vector<int>{lanes} : std::vector<int>{1, 2, 3, 4};
+    ASSERT_TRUE(!warps || fits(kernel, tile, lanes)) << kernel << " tile " << tile_text;
+    for (const int team : teams) {
       if (!fits(kernel, tile, team))
         continue;  // more threads than the backend has, or not a divisor
       for (const Shape shape : {Shape{17, 31, 13}, Shape{100, 37, 129}, Shape{4097, 3, 65}}) {
@@ -296,7 +326,8 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TeamKernels, TeamKernelLaunch,
-                         ::testing::Combine(::testing::Values("tiled", "register-tiled"),
+                         ::testing::Combine(::testing::Values("tiled", "register-tiled",
+                                                              "tensor-tiled"),
                                             ::testing::Values(Layout::Right, Layout::Left)));
 
 // The tiles a GPU build compiles with fixed extents (register_tiled_launch.hpp, with_fixed_tile;
@@ -483,6 +514,100 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
   EXPECT_EQ(fits("register-tiled",
                  Tiling{24, 64, 8, kernels::kCpuTileRows, kernels::kCpuTileCols<float>}, 1),
             kernels::runs_on_cpu<TestSpace>());
+}
+
+// tensor-tiled runs the tiles of its table alone, with K whole, and names its instruction: a GPU's
+// mma, a CPU's plain multiply-adds. On a GPU a thread a lane, so a team of 32 a warp.
+TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
+  using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
+  for (const std::string tile : {"32x32x8/16x16", "64x64x16/16x16", "64x64x8"}) {
+    EXPECT_FALSE(fits("tensor-tiled", *Tiling::parse(tile), 1)) << tile;
+  }
+  try {
+    Registry::plan("tensor-tiled", {std::nullopt, 0, 2}, {64, 64, 4096});
+    ADD_FAILURE() << "tensor-tiled accepted a split K";
+  } catch (const kernels::LaunchError& e) {
+    EXPECT_EQ(e.limit(), kernels::LaunchLimit::SplitK) << e.what();
+  }
+  const LaunchConfig cfg = Registry::plan("tensor-tiled", {}, {64, 64, 64});
+  const bool cpu = kernels::runs_on_cpu<TestSpace>();
+  EXPECT_EQ(cfg.instruction, cpu ? "fma" : "mma.m16n8k8.tf32x3");
+  EXPECT_EQ(cfg.team_size,
+            cpu ? 1 : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
+  EXPECT_EQ(fits("tensor-tiled", Tiling{32, 32, 16, 16, 16}, 96), false) << "4 warps are 128";
+  // Float's split TF32 only from K = 10 (kSplitTf32MinK), plain FP32 products below.
+  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 9}).instruction, "fma");
+  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 10}).instruction,
+            cpu ? "fma" : "mma.m16n8k8.tf32x3");
+  using DoubleRegistry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+  EXPECT_EQ(DoubleRegistry::plan("tensor-tiled", {}, {64, 64, 1}).instruction == "fma", cpu)
+      << "double's mma products are exact at any K";
+}
+
+// Float at the edges of split TF32's threshold (K = 9: plain products on a GPU, K = 10: split
+// TF32, perf/README.md), on data of a wide range, in every layout and op, beta 0 and not.
+TEST(TensorTiledFloat, ThresholdEdgesMatchLongDoubleReference) {
+  for (const int k : {1, 9, 10, 11}) {
+    for (const Scaling scaling : {Scaling{1.0, 0.0}, Scaling{1.5, -0.5}}) {
+      for (const Layout layout : {Layout::Right, Layout::Left}) {
+        for (int op = 0; op < 4; ++op) {
+          Case c{"tensor-tiled",
+                 {45, 37, k},
+                 layout,
+                 op & 1 ? Trans::T : Trans::N,
+                 op & 2 ? Trans::T : Trans::N,
+                 Precision::Float,
+                 scaling,
+                 {}};
+          c.wide = true;
+          check_case(c);
+        }
+      }
+    }
+  }
+}
+
+/// Case c in both layouts and every op.
+void check_layouts_and_ops(Case c) {
+  for (const Layout layout : {Layout::Right, Layout::Left}) {
+    for (int op = 0; op < 4; ++op) {
+      c.layout = layout;
+      c.ta = op & 1 ? Trans::T : Trans::N;
+      c.tb = op & 2 ? Trans::T : Trans::N;
+      check_case(c);
+    }
+  }
+}
+
+// Float from the tensor cores' TF32 still meets FP32's bound (split TF32), on data of a wide
+// dynamic range too, in every layout and op, in the default tile and float's largest.
+TEST(TensorTiledFloat, WideRangeMatchesLongDoubleReference) {
+  for (const auto& tile : {std::optional<Tiling>{}, Tiling::parse("128x128x16/64x32")}) {
+    Case c{"tensor-tiled", {150, 137, 300},  Layout::Right, Trans::N,
+           Trans::N,       Precision::Float, {1.5, -0.5},   {tile}};
+    c.wide = true;
+    check_layouts_and_ops(c);
+  }
+}
+
+// Tiles with copy stages: K divides into their blocks and the leading dimensions into runs of 4,
+// so that on a GPU the inner tiles copy their panels asynchronously (NN in LayoutRight, TT in
+// LayoutLeft) while the edge tiles and the other ops stage them, in every tile of the table with
+// stages that fits the precision, float on data of a wide range.
+TEST(TensorTiledCopies, MatchLongDoubleReference) {
+  const std::vector<std::pair<const char*, bool>> tiles = {{"128x64x8/64x32/s2", true},
+                                                           {"128x64x8/64x32/s4", false},
+                                                           {"64x128x8/32x64/s3", true},
+                                                           {"128x64x16/64x32/s2", false}};
+  for (const auto& [tile, in_double] : tiles) {
+    for (const Precision precision : {Precision::Float, Precision::Double}) {
+      if (precision == Precision::Double && !in_double) continue;
+      Case c{"tensor-tiled", {200, 196, 96}, Layout::Right, Trans::N,
+             Trans::N,       precision,      {1.5, -0.5},   {Tiling::parse(tile)}};
+      c.wide = precision == Precision::Float;
+      check_layouts_and_ops(c);
+    }
+  }
 }
 
 // A split K: the tiles a GPU compiles in and tiles read at run time (pipelined and shared
@@ -691,6 +816,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
     ASSERT_TRUE(fits(kernel, tile, team)) << kernel << " with team size " << team;
     repeatable_on<TestSpace>(kernel, tile, team);
   }
+  repeatable_on<TestSpace>("tensor-tiled", Tiling{64, 64, 16, 32, 32}, 0);
   repeatable_on<TestSpace>("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
   repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 68});
   repeatable_on<TestSpace>("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 680}, 5);

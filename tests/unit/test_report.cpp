@@ -307,7 +307,13 @@ TEST(Tiling, ParsesAndPrints) {
   ASSERT_TRUE(t);
   EXPECT_EQ(t->tm, 8);
   EXPECT_EQ(t->to_string(), "128x128x8/8x8");
-  for (const char* bad : {"", "0", "x", "8x8", "8x8x8/3x2", "-4", "8x8x8/", "99999"}) {
+  const auto staged = Tiling::parse("128x64x8/64x32/s3");  // tensor-tiled's copy stages
+  ASSERT_TRUE(staged);
+  EXPECT_EQ(staged->stages, 3);
+  EXPECT_EQ(staged->to_string(), "128x64x8/64x32/s3");
+  EXPECT_FALSE(*staged == *Tiling::parse("128x64x8/64x32"));
+  for (const char* bad : {"", "0", "x", "8x8", "8x8x8/3x2", "-4", "8x8x8/", "99999", "8x8x8/s3",
+                          "8x8x8/4x4/s1", "8x8x8/4x4/s", "8x8x8/4x4/3"}) {
     EXPECT_FALSE(Tiling::parse(bad)) << bad;
   }
 }

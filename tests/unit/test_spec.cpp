@@ -396,15 +396,15 @@ TEST(Spec, RefusesASweepPastTheResultLimit) {
   expect_error(kHead + "    m: " + one_to(199) + "\n    n: " + one_to(199) +
                    "\n    k: " + one_to(199) + "\n",
                {"problem 'p'", "more than 100000 results", "split the sweep"});
-  // Kernel runs count: 2 tiles x 3 team sizes x 2 tiled kernels + 2 others = 14 per problem, so
-  // 100 x 71 problems (99400 results) load and 100 x 72 (100800) do not.
+  // Kernel runs count: 2 tiles x 3 team sizes x 3 tiled kernels + 2 others = 20 per problem, so
+  // 100 x 50 problems (100000 results) load and 100 x 51 (102000) do not.
   const std::string runs = "    k: 1\n    tile: [8, 16]\n    team_size: [1, 2, 3]\n";
   TempDir dir;
   const auto loaded =
-      load(dir, kHead + "    m: " + one_to(100) + "\n    n: " + one_to(71) + "\n" + runs);
-  ASSERT_EQ(loaded.size(), 7100u);
-  EXPECT_EQ(loaded[0].runs.size(), 14u);
-  expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(72) + "\n" + runs,
+      load(dir, kHead + "    m: " + one_to(100) + "\n    n: " + one_to(50) + "\n" + runs);
+  ASSERT_EQ(loaded.size(), 5000u);
+  EXPECT_EQ(loaded[0].runs.size(), 20u);
+  expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(51) + "\n" + runs,
                {"more than 100000 results"});
   // The kernel runs of one problem alone: 1000 team sizes x 200 split_tiles are refused before
   // they are built.

@@ -16,15 +16,6 @@
 
 namespace tilemm::kernels {
 
-/// A list of types: a table of kernels.
-template <class... T>
-struct TypeList {};
-/// Whether f(T{}) returns true for one of the list's types, tried in order until one does.
-template <class... T, class F>
-bool any_of_types(TypeList<T...>, F&& f) {
-  return (f(T{}) || ...);
-}
-
 /// The launch of the register-tiled kernel: its defaults per backend and precision, its limits,
 /// and the thread tiles (TM x TN) compiled in.
 template <class ExecSpace, class Scalar, class Layout>

@@ -9,6 +9,7 @@
 #include "tilemm/kernels/kokkos_kernels.hpp"
 #include "tilemm/kernels/naive.hpp"
 #include "tilemm/kernels/register_tiled_instances.hpp"
+#include "tilemm/kernels/tensor_tiled_instances.hpp"
 #include "tilemm/kernels/tiled.hpp"
 
 namespace tilemm::kernels {
@@ -27,6 +28,9 @@ struct Registry {
     }
     if (kernel == "register-tiled") {
       return within_int(plan_register_tiled<ExecSpace, Scalar, Layout>(request, extents), extents);
+    }
+    if (kernel == "tensor-tiled") {
+      return within_int(plan_tensor_tiled<ExecSpace, Scalar, Layout>(request, extents), extents);
     }
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
   }
@@ -82,6 +86,8 @@ struct Registry {
                                " were made");
       }
       run_register_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials.data());
+    } else if (kernel == "tensor-tiled") {
+      run_tensor_tiled<ExecSpace, Scalar, Layout>(g, cfg);
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
     } else {

@@ -31,6 +31,15 @@ KOKKOS_INLINE_FUNCTION void* in_level0_scratch(void* p) {
   return p;
 }
 
+/// A list of types: a table of kernels.
+template <class... T>
+struct TypeList {};
+/// Whether f(T{}) returns true for one of the list's types, tried in order until one does.
+template <class... T, class F>
+bool any_of_types(TypeList<T...>, F&& f) {
+  return (f(T{}) || ...);
+}
+
 /// The largest power of two that is <= n (and >= 1).
 inline int floor_pow2(int n) {
   int p = 1;

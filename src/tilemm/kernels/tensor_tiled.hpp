@@ -1,0 +1,408 @@
+// tensor-tiled: register-tiled's team tiles (register_tiled.hpp) with the innermost product done
+// by warps' matrix instructions (tensor cores) instead of each thread's multiply-adds.
+//
+//   each team owns a BM x BN tile of C; its warps each a WM x WN region of it, made of
+//   (WM / 16) x (WN / 8) fragments of 16 x 8 (tensor_tiled_fragment.hpp):
+//     acc = 0                                     a lane's elements of its warp's fragments
+//     stage = my share of the first K block's panels of op(A), op(B)
+//     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
+//     for each K block i:                          S = 2 buffers where they fit, else 1
+//       stage = my share of block i + 1's panels   global loads in flight during the products
+//       for kk < BK, step the instruction's k:
+//         a[f] = load_a(As[i % S], my warp's rows, kk)     for each of its fragment rows
+//         b[f] = load_b(Bs[i % S], my warp's cols, kk)     and fragment columns
+//         acc[fm][fn] += mma(a[fm], b[fn])       or the plain product, if Plain
+//       if S == 1: team_barrier                    every warp done with the one buffer
+//       As[(i + 1) % S], Bs[(i + 1) % S] = stage; team_barrier
+//     C[my elements] = alpha * acc + beta * C      elements outside C skipped
+//
+//   with S copy stages (a tile's /sS), where the tile lies inside C, BK divides K and op(A),
+//   op(B) run along k and n in 16-byte aligned runs, copies replace the staging registers:
+//     start copies of blocks 0 .. S-2 into As[0..], Bs[0..]     cp.async, a group each
+//     for each K block i:
+//       wait for block i's copies; team_barrier        every warp done with block i - 1 too
+//       start copies of block i + S - 1 into buffer (i + S - 1) % S   (block i - 1's buffer)
+//       acc += products of buffer i % S, as above
+//     (other tiles and operands: the staged pipeline above, in the same scratch layout)
+//
+// A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
+// lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
+// runs the same products lane by lane (the fragment's plain product), each lane's accumulators
+// waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
+// plain product too in the kernel compiled for it (`Plain`: float with K too short for split
+// TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
+//
+// Copies take 16-byte runs as they lie: for an A contiguous along k (NN in LayoutRight), a tile
+// with copy stages keeps its A panel as As[m][k].
+//
+// The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
+// CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
+// barrier a K block, the next block still staged in registers during the products.
+//
+// Scratch rows are padded so that a warp's fragment loads meet no bank conflict: a lane (g, t)
+// reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
+// quarters of the 32 banks: a pad of 8 floats (row length 8 mod 32), 4 doubles (4 mod 16, read
+// by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
+// floats, BK + 2 doubles (BK = 8) or BK + 4 (BK = 16) put rows 0..7 in distinct quarters too and
+// keep each row 16-byte aligned for the copies. The launch (tensor_tiled_launch.hpp) picks the tile
+// from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
+// constant shares.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tilemm/kernels/gemm_operands.hpp"
+#include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
+#include "tilemm/kernels/register_tiled_panel.hpp"
+#include "tilemm/kernels/team_launch.hpp"
+#include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/unroll.hpp"
+
+namespace tilemm::kernels {
+
+/// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN, and Stages K blocks in
+/// flight by asynchronous copies (0: staged in registers only).
+template <int BM, int BN, int BK, int WM, int WN, int Stages = 0>
+struct TensorTile {
+  static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = Stages;
+  static Tiling tiling() { return {BM, BN, BK, WM, WN, Stages}; }
+};
+
+/// The kernel of the pseudo-code above for one tile of the launch's table; `Plain`: a GPU's lanes
+/// multiply-add on their own instead of the warp's mma (a kernel of its own, so that the mma
+/// kernel's registers are its own too).
+template <class ExecSpace, class Scalar, class Layout, class Tile, bool Plain = false>
+struct TensorTiledGemm {
+  static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
+  /// The instruction's depth: double's deepest shape that divides BK, float's one shape.
+  static constexpr int kInstK = std::is_same_v<Scalar, float> ? 8
+                                : BK % 16 == 0                ? 16
+                                : BK % 8 == 0                 ? 8
+                                                              : 4;
+  using Frag = MmaFragment<Scalar, kInstK>;
+  static constexpr int FM = WM / Frag::kM, FN = WN / Frag::kN;  // fragments of a warp's region
+  static constexpr int kWarpsN = BN / WN, kWarps = (BM / WM) * kWarpsN, kLanes = 32 * kWarps;
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % Frag::kM == 0 && WN % Frag::kN == 0,
+                "warp regions tile the team tile, fragments the warp regions");
+  static_assert(BK % kInstK == 0, "the instruction's depth divides BK");
+  static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
+  static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
+  static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
+  static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
+  static constexpr int kPadRows = sizeof(Scalar) == 8 && BK % 16 != 0 ? 2 : 4;
+  static constexpr int kLda = kARows ? BK + kPadRows : BM + kPad, kLdb = BN + kPad;
+  static constexpr int kAScalars = (kARows ? BM : BK) * kLda;  // As of one buffer; Bs follows
+  static constexpr int kBuffer = kAScalars + BK * kLdb;        // scalars of one buffer
+  static constexpr int kAlign = 64;
+  /// Level-0 scratch a CUDA team gets from Kokkos 4.6: 48 KiB less its reduction space.
+  static constexpr std::size_t kLevel0Bytes = 40936;
+  static constexpr int kStages =
+      !kOnCpu && 2 * sizeof(Scalar) * kBuffer + kAlign <= kLevel0Bytes ? 2 : 1;
+  // Each lane's share of a panel, staged in registers between K blocks: whole quads.
+  static constexpr int kStageA = ((BM * BK + kLanes - 1) / kLanes + 3) / 4 * 4;
+  static constexpr int kStageB = ((BK * BN + kLanes - 1) / kLanes + 3) / 4 * 4;
+
+  using Policy =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
+  using Member = typename Policy::member_type;
+  using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+  using Panel = ScratchPanel<Scalar>;
+  using Acc = Scalar[FM][FN][Frag::kC];
+  using TileType = Tile;
+
+  Operands g;
+  int tiles_m = 1, tiles_n = 1;
+  bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
+  static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
+
+  /// Team scratch: kStages (or kCopies) buffers of the panels on a GPU; on a CPU one, and every
+  /// lane's accumulators.
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
+    const std::size_t panels = std::size_t(kBuffer) * sizeof(Scalar);
+    const int buffers = kCopies > kStages ? kCopies : kStages;
+    return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : buffers * panels) + kAlign;
+  }
+
+  /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
+  /// column within a band, so that a band's panels of B stay in cache.
+  KOKKOS_INLINE_FUNCTION void tile_of(int rank, int& tile_m, int& tile_n) const {
+    const int per_band = kBand * tiles_n, first_m = (rank / per_band) * kBand;
+    const int band_rows = tiles_m - first_m < kBand ? tiles_m - first_m : kBand;
+    tile_m = first_m + (rank % per_band) % band_rows;
+    tile_n = (rank % per_band) / band_rows;
+  }
+
+  KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
+    return Panel(buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols());
+  }
+  KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
+    return Panel(buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
+  }
+
+  /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
+  /// of 4, made once before the K loop) where the panel lies inside op(X) in whole quads and
+  /// op(X)'s runs of 4 are aligned (`aligned`); else a scalar at a time, zero outside op(X).
+  /// Returns whether it read quads, for deposit().
+  template <int N, class Op>
+  KOKKOS_INLINE_FUNCTION static bool fetch(const Op& x, bool aligned, const Panel& p, int rank,
+                                           const PanelWalk& quads, Scalar (&stage)[N]) {
+    static_assert(N % 4 == 0, "a share is whole quads");
+    if (aligned && p.length % 4 == 0 && p.inside(x)) {
+      const Scalar* origin = x.pointer(p.row0, p.col0);
+      const int ld = x.leading();
+      PanelWalk w = quads;
+      TILEMM_UNROLL
+      for (int s = 0; s < N / 4; ++s, w.next()) {
+        if (w.more()) {
+          const auto q = *reinterpret_cast<const Quad<Scalar>*>(
+              origin + std::ptrdiff_t(w.line) * ld + w.pos());
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
+        }
+      }
+      return true;
+    }
+    PanelWalk w = p.walk(rank, kLanes, 1);
+    TILEMM_UNROLL
+    for (int s = 0; s < N; ++s, w.next()) {
+      if (w.more()) stage[s] = p.value(x, w.line, w.pos());
+    }
+    return false;
+  }
+  /// ... and from registers into scratch by the same walk; a quad 16 bytes a store where its
+  /// neighbours are neighbours in scratch too (scratch rows are 16-byte aligned).
+  template <int N>
+  KOKKOS_INLINE_FUNCTION static void deposit(bool quads, const Panel& p, int rank,
+                                             const PanelWalk& quad_walk, const Scalar (&stage)[N]) {
+    if (quads) {
+      constexpr int kWide = 16 / sizeof(Scalar);
+      PanelWalk w = quad_walk;
+      TILEMM_UNROLL
+      for (int s = 0; s < N / 4; ++s, w.next()) {
+        if (!w.more()) continue;
+        if (p.dst_along_lines()) {
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; i += kWide) {
+            Vec<Scalar, kWide> v;
+            TILEMM_UNROLL
+            for (int j = 0; j < kWide; ++j) v.v[j] = stage[4 * s + i + j];
+            *reinterpret_cast<Vec<Scalar, kWide>*>(&p.at(w.line, w.pos() + i)) = v;
+          }
+        } else {
+          TILEMM_UNROLL
+          for (int i = 0; i < 4; ++i) p.at(w.line, w.pos() + i) = stage[4 * s + i];
+        }
+      }
+    } else {
+      PanelWalk w = p.walk(rank, kLanes, 1);
+      TILEMM_UNROLL
+      for (int s = 0; s < N; ++s, w.next()) {
+        if (w.more()) p.at(w.line, w.pos()) = stage[s];
+      }
+    }
+  }
+
+  /// acc += the products of one K block for lane `lane` of warp `warp`: a warp's mma where the
+  /// device has it and the launch wants it, else the lane's plain product.
+  KOKKOS_INLINE_FUNCTION static void multiply(Acc& acc, const Scalar* As, const Scalar* Bs,
+                                              int warp, int lane) {
+    const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
+#ifdef TILEMM_TENSOR_MMA
+    if constexpr (!kOnCpu && !Plain) {
+      mma_block(acc, As, Bs, wm0, wn0, lane);
+      return;
+    }
+#endif
+    product_block(acc, As, Bs, wm0, wn0, lane);
+  }
+#ifdef TILEMM_TENSOR_MMA
+  /// A K block's mma: for each step of the instruction's depth, the warp's fragments of A and B
+  /// loaded (and split, in float) once and multiplied in every combination.
+  __device__ static void mma_block(Acc& acc, const Scalar* As, const Scalar* Bs, int wm0, int wn0,
+                                   int lane) {
+    TILEMM_UNROLL
+    for (int kk = 0; kk < BK; kk += kInstK) {
+      typename Frag::ReadyA a[FM];
+      typename Frag::ReadyB b[FN];
+      TILEMM_UNROLL
+      for (int i = 0; i < FM; ++i)
+        a[i] = Frag::ready(Frag::load_a(As, kLda, wm0 + Frag::kM * i, kk, lane, kARows));
+      TILEMM_UNROLL
+      for (int j = 0; j < FN; ++j)
+        b[j] = Frag::ready(Frag::load_b(Bs, kLdb, kk, wn0 + Frag::kN * j, lane));
+      TILEMM_UNROLL
+      for (int i = 0; i < FM; ++i) {
+        TILEMM_UNROLL
+        for (int j = 0; j < FN; ++j) Frag::mma(acc[i][j], a[i], b[j]);
+      }
+    }
+  }
+#endif
+  /// A K block's products lane by lane, without a warp (unrolled, so that a GPU keeps acc in
+  /// registers).
+  KOKKOS_INLINE_FUNCTION static void product_block(Acc& acc, const Scalar* As, const Scalar* Bs,
+                                                   int wm0, int wn0, int lane) {
+    TILEMM_UNROLL
+    for (int kk = 0; kk < BK; kk += kInstK) {
+      TILEMM_UNROLL
+      for (int i = 0; i < FM; ++i) {
+        TILEMM_UNROLL
+        for (int j = 0; j < FN; ++j) {
+          Frag::product(acc[i][j], As, kLda, Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j, kk,
+                        lane, kARows);
+        }
+      }
+    }
+  }
+
+  /// C = alpha * acc + beta * C at lane `lane` of warp `warp`'s elements, inside C only.
+  KOKKOS_INLINE_FUNCTION void store(const Acc& acc, int row0, int col0, int warp, int lane) const {
+    const int wm0 = row0 + (warp / kWarpsN) * WM, wn0 = col0 + (warp % kWarpsN) * WN;
+    TILEMM_UNROLL
+    for (int i = 0; i < FM; ++i) {
+      TILEMM_UNROLL
+      for (int j = 0; j < FN; ++j) {
+        TILEMM_UNROLL
+        for (int e = 0; e < Frag::kC; ++e) {
+          const int row = wm0 + Frag::kM * i + Frag::c_row(lane, e);
+          const int col = wn0 + Frag::kN * j + Frag::c_col(lane, e);
+          if (row < g.m() && col < g.n()) scale_into(g.c(row, col), acc[i][j][e], g.alpha, g.beta);
+        }
+      }
+    }
+  }
+
+  /// The pipeline of the pseudo-code, a thread a lane.
+  KOKKOS_INLINE_FUNCTION void pipelined(const Member& team, int row0, int col0,
+                                        Scalar* buffers) const {
+    const int rank = team.team_rank(), K = g.k();
+    Acc acc = {};
+    Scalar stage_a[kStageA], stage_b[kStageB];
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
+    bool quads_in_a = fetch(g.a, quads_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
+    bool quads_in_b = fetch(g.b, quads_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
+    deposit(quads_in_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
+    deposit(quads_in_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
+    team.team_barrier();
+    for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer = (buffer + 1) % kStages) {
+      const bool next = k0 + BK < K;
+      Scalar* current = buffers + buffer * kBuffer;
+      Scalar* other = buffers + (buffer + 1) % kStages * kBuffer;
+      if (next) {  // global loads in flight during the products
+        quads_in_a = fetch(g.a, quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
+        quads_in_b = fetch(g.b, quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
+      }
+      multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
+      if (next) {  // the other buffer was last read before the previous barrier
+        if constexpr (kStages == 1) team.team_barrier();  // one buffer: every warp done with it
+        deposit(quads_in_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
+        deposit(quads_in_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
+      }
+      team.team_barrier();
+    }
+    store(acc, row0, col0, rank / 32, rank % 32);
+  }
+
+  /// Whether the team's tile copies its panels as they lie (the pseudo-code's copy stages): both
+  /// inside op(A) and op(B) at every K block, in aligned runs along the scratch rows.
+  KOKKOS_INLINE_FUNCTION bool copies_as_they_lie(int row0, int col0, Scalar* buffers) const {
+    const Panel a = a_panel(buffers, row0, 0), b = b_panel(buffers, 0, col0);
+    return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
+           a.inside(g.a) && b.inside(g.b);
+  }
+  /// Starts the copies of a thread's share of panel p (N quads by the walk `quads`), 16 bytes a
+  /// copy.
+  template <int N, class Op>
+  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& quads) {
+    constexpr int kWide = 16 / sizeof(Scalar);
+    const Scalar* origin = x.pointer(p.row0, p.col0);
+    const int ld = x.leading();
+    PanelWalk w = quads;
+    TILEMM_UNROLL
+    for (int s = 0; s < N; ++s, w.next()) {
+      if (!w.more()) continue;
+      TILEMM_UNROLL
+      for (int i = 0; i < 4; i += kWide) {
+        async_copy16(&p.at(w.line, w.pos() + i),
+                     origin + std::ptrdiff_t(w.line) * ld + w.pos() + i);
+      }
+    }
+  }
+  /// The copy-stage pipeline of the pseudo-code, a thread a lane.
+  KOKKOS_INLINE_FUNCTION void copied(const Member& team, int row0, int col0,
+                                     Scalar* buffers) const {
+    static_assert(kCopies >= 2, "copies keep two or more K blocks in flight");
+    const int rank = team.team_rank(), blocks = g.k() / BK;
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
+    const auto start = [&](int block) {  // an empty group past the last block keeps the count
+      Scalar* buffer = buffers + block % kCopies * kBuffer;
+      if (block < blocks) {
+        copy<kStageA / 4>(g.a, a_panel(buffer, row0, block * BK), walk_a);
+        copy<kStageB / 4>(g.b, b_panel(buffer, block * BK, col0), walk_b);
+      }
+      async_commit();
+    };
+    for (int block = 0; block < kCopies - 1; ++block) start(block);
+    Acc acc = {};
+    for (int i = 0; i < blocks; ++i) {
+      async_wait<kCopies - 2>();  // this thread's copies of block i are in
+      team.team_barrier();        // everyone's are, and every warp is done with block i - 1
+      start(i + kCopies - 1);
+      const Scalar* current = buffers + i % kCopies * kBuffer;
+      multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
+    }
+    store(acc, row0, col0, rank / 32, rank % 32);
+  }
+
+  /// A CPU team: the team loads each K block's panels, then its threads take the lanes in turn,
+  /// each lane's accumulators kept in scratch (Cs) between K blocks.
+  KOKKOS_INLINE_FUNCTION void lane_by_lane(const Member& team, int row0, int col0,
+                                           Scalar* buffer) const {
+    const int rank = team.team_rank(), size = team.team_size();
+    Acc* Cs = reinterpret_cast<Acc*>(buffer + kBuffer);
+    for (int l = rank; l < kLanes; l += size) {
+      for (int i = 0; i < FM; ++i)
+        for (int j = 0; j < FN; ++j)
+          for (int e = 0; e < Frag::kC; ++e) Cs[l][i][j][e] = 0;
+    }
+    for (int k0 = 0; k0 < g.k(); k0 += BK) {
+      const Panel a = a_panel(buffer, row0, k0), b = b_panel(buffer, k0, col0);
+      for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
+        a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
+      for (PanelWalk w = b.walk(rank, size, 1); w.more(); w.next())
+        b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
+      team.team_barrier();
+      for (int l = rank; l < kLanes; l += size)
+        multiply(Cs[l], buffer, buffer + kAScalars, l / 32, l % 32);
+      team.team_barrier();
+    }
+    for (int l = rank; l < kLanes; l += size) store(Cs[l], row0, col0, l / 32, l % 32);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    int tile_m, tile_n;
+    tile_of(team.league_rank(), tile_m, tile_n);
+    const int row0 = tile_m * BM, col0 = tile_n * BN;
+    void* shmem = team.team_scratch(kOnCpu ? 1 : 0).get_shmem(scratch_bytes());
+    char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));
+    // Aligned by an offset from raw, so that the compiler still sees a GPU's shared memory.
+    Scalar* buffers = reinterpret_cast<Scalar*>(
+        raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
+    if constexpr (kOnCpu) {
+      lane_by_lane(team, row0, col0, buffers);
+    } else if constexpr (kCopies > 0) {
+      if (copies_as_they_lie(row0, col0, buffers)) {
+        copied(team, row0, col0, buffers);
+      } else {
+        pipelined(team, row0, col0, buffers);
+      }
+    } else {
+      pipelined(team, row0, col0, buffers);
+    }
+  }
+};
+
+}  // namespace tilemm::kernels

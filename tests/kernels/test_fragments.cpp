@@ -1,0 +1,280 @@
+// The lane-to-element maps of tensor-tiled's fragments (tensor_tiled_fragment.hpp), on the host:
+// a warp's 32 lanes are emulated one by one. Each lane loads its elements of A and B from scratch,
+// the instruction's documented semantics (D = A B + C over the warp, each lane's C elements by the
+// C map) are applied to what the lanes hold, and the result must be the product of the matrices
+// that were stored. The lanes' plain product (every backend without mma) must give the same, and
+// so must sm_80's form of the m16 shapes, two m8n8k4 for each 4 of k. Then the GPU schedule's
+// staging of the panels, emulated rank by rank.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "tilemm/kernels/tensor_tiled.hpp"
+#include "tilemm/kernels/tensor_tiled_fragment.hpp"
+
+namespace tilemm::test {
+namespace {
+
+constexpr int kLanes = 32;
+
+/// An m16 x K block of A and a K x n8 block of B at (m0, k0) and (k0, n0) of larger scratch
+/// panels As[k][m], Bs[k][n], the rest of the panels poisoned; C's block starts nonzero.
+template <class Scalar, int K>
+struct Block {
+  using Frag = kernels::MmaFragment<Scalar, K>;
+  static constexpr int lda = 40, ldb = 28, m0 = 16, n0 = 8, k0 = 4;
+  std::vector<Scalar> As = std::vector<Scalar>((k0 + K) * lda, Scalar(-1e30));
+  std::vector<Scalar> Bs = std::vector<Scalar>((k0 + K) * ldb, Scalar(-1e30));
+  Scalar a(int r, int k) const { return As[(k0 + k) * lda + m0 + r]; }
+  Scalar b(int k, int c) const { return Bs[(k0 + k) * ldb + n0 + c]; }
+  static Scalar c0(int r, int c) { return Scalar(3 * r - 2 * c); }
+  /// Values exact in float, products and their sums too: distinct small integers.
+  Block() {
+    for (int k = 0; k < K; ++k) {
+      for (int r = 0; r < Frag::kM; ++r) As[(k0 + k) * lda + m0 + r] = Scalar(1 + r + 17 * k);
+      for (int c = 0; c < Frag::kN; ++c) Bs[(k0 + k) * ldb + n0 + c] = Scalar(2 - 3 * c + 5 * k);
+    }
+  }
+  /// (A B + C0)(r, c) in long double.
+  long double expected(int r, int c) const {
+    long double sum = c0(r, c);
+    for (int k = 0; k < K; ++k) sum += (long double)a(r, k) * b(k, c);
+    return sum;
+  }
+};
+
+/// The whole warp's mma, emulated: the lanes' loads gathered into A and B by the A and B maps
+/// (each element held by exactly one lane, and equal to what was stored), D = A B + C0, and each
+/// lane's C elements read from D by the C map (each element of D taken exactly once).
+template <class Scalar, int K>
+void check_maps() {
+  using Frag = kernels::MmaFragment<Scalar, K>;
+  const Block<Scalar, K> block;
+  std::vector<int> held_a(Frag::kM * K, 0), held_b(K * Frag::kN, 0), held_c(Frag::kM * Frag::kN, 0);
+  std::vector<long double> A(Frag::kM * K), B(K * Frag::kN);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const auto a = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
+    const auto b = Frag::load_b(block.Bs.data(), block.ldb, block.k0, block.n0, lane);
+    for (int i = 0; i < Frag::kA; ++i) {
+      const int r = Frag::a_row(lane, i), k = Frag::a_col(lane, i);
+      ASSERT_TRUE(r < Frag::kM && k < K) << "lane " << lane << " A element " << i;
+      ++held_a[r * K + k];
+      A[r * K + k] = a.v[i];
+      EXPECT_EQ(a.v[i], block.a(r, k)) << "lane " << lane << " A element " << i;
+    }
+    for (int i = 0; i < Frag::kB; ++i) {
+      const int k = Frag::b_row(lane, i), c = Frag::b_col(lane, i);
+      ASSERT_TRUE(k < K && c < Frag::kN) << "lane " << lane << " B element " << i;
+      ++held_b[k * Frag::kN + c];
+      B[k * Frag::kN + c] = b.v[i];
+      EXPECT_EQ(b.v[i], block.b(k, c)) << "lane " << lane << " B element " << i;
+    }
+  }
+  for (int h : held_a) EXPECT_EQ(h, 1) << "each element of A in one lane";
+  for (int h : held_b) EXPECT_EQ(h, 1) << "each element of B in one lane";
+  for (int lane = 0; lane < kLanes; ++lane) {
+    typename Frag::C c, plain;
+    for (int i = 0; i < Frag::kC; ++i) {
+      const int r = Frag::c_row(lane, i), col = Frag::c_col(lane, i);
+      ASSERT_TRUE(r < Frag::kM && col < Frag::kN) << "lane " << lane << " C element " << i;
+      ++held_c[r * Frag::kN + col];
+      long double d = block.c0(r, col);
+      for (int k = 0; k < K; ++k) d += A[r * K + k] * B[k * Frag::kN + col];
+      c[i] = Scalar(d);
+      plain[i] = block.c0(r, col);
+    }
+    Frag::product(plain, block.As.data(), block.lda, block.Bs.data(), block.ldb, block.m0, block.n0,
+                  block.k0, lane);
+    for (int i = 0; i < Frag::kC; ++i) {
+      const long double want = block.expected(Frag::c_row(lane, i), Frag::c_col(lane, i));
+      EXPECT_EQ((long double)c[i], want) << "mma, lane " << lane << " C element " << i;
+      EXPECT_EQ((long double)plain[i], want) << "product, lane " << lane << " C element " << i;
+    }
+  }
+  for (int h : held_c) EXPECT_EQ(h, 1) << "each element of C in one lane";
+}
+
+/// sm_80's form of a double m16 shape: for each 4 of k, m8n8k4 on rows g (A elements 2s, C
+/// elements 0 and 1) and on rows g + 8 (A elements 2s + 1, C elements 2 and 3), with B element s.
+/// m8n8k4's maps (PTX): A row g, column t; B row t, column g; C elements i row g, column 2 t + i.
+template <int K>
+void check_m8n8k4_halves() {
+  using Frag = kernels::MmaFragment<double, K>;
+  const Block<double, K> block;
+  typename Frag::A a[kLanes];
+  typename Frag::B b[kLanes];
+  double c[kLanes][4];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    a[lane] = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
+    b[lane] = Frag::load_b(block.Bs.data(), block.ldb, block.k0, block.n0, lane);
+    for (int i = 0; i < 4; ++i) c[lane][i] = block.c0(Frag::c_row(lane, i), Frag::c_col(lane, i));
+  }
+  for (int s = 0; s < K / 4; ++s) {
+    for (int half = 0; half < 2; ++half) {
+      double A8[8][4], B8[4][8];  // the m8n8k4's operands, from the lanes by its maps
+      for (int lane = 0; lane < kLanes; ++lane) {
+        A8[lane / 4][lane % 4] = a[lane].v[2 * s + half];
+        B8[lane % 4][lane / 4] = b[lane].v[s];
+      }
+      for (int lane = 0; lane < kLanes; ++lane) {
+        for (int i = 0; i < 2; ++i) {
+          for (int k = 0; k < 4; ++k)
+            c[lane][2 * half + i] += A8[lane / 4][k] * B8[k][2 * (lane % 4) + i];
+        }
+      }
+    }
+  }
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ((long double)c[lane][i], block.expected(Frag::c_row(lane, i), Frag::c_col(lane, i)))
+          << "m8n8k4 halves, k" << K << ", lane " << lane << " C element " << i;
+    }
+  }
+}
+
+/// The maps as the PTX ISA's tables give them (section "Matrix Fragments for mma.m16n8k*"), for
+/// lane = 4 groupID + threadID_in_group: element i of A at (groupID + row[i], threadID + col[i]),
+/// of B at (threadID + k[i], groupID), of C at (groupID + row[i], 2 threadID + col[i]).
+template <class Scalar, int K>
+void check_ptx_tables(std::vector<int> a_rows, std::vector<int> a_cols, std::vector<int> b_rows) {
+  using Frag = kernels::MmaFragment<Scalar, K>;
+  const int c_rows[] = {0, 0, 8, 8}, c_cols[] = {0, 1, 0, 1};
+  ASSERT_EQ(int(a_rows.size()), Frag::kA);
+  ASSERT_EQ(int(b_rows.size()), Frag::kB);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const int group = lane / 4, thread = lane % 4;
+    for (int i = 0; i < Frag::kA; ++i) {
+      EXPECT_EQ(Frag::a_row(lane, i), group + a_rows[i]) << "lane " << lane << " a" << i;
+      EXPECT_EQ(Frag::a_col(lane, i), thread + a_cols[i]) << "lane " << lane << " a" << i;
+    }
+    for (int i = 0; i < Frag::kB; ++i) {
+      EXPECT_EQ(Frag::b_row(lane, i), thread + b_rows[i]) << "lane " << lane << " b" << i;
+      EXPECT_EQ(Frag::b_col(lane, i), group) << "lane " << lane << " b" << i;
+    }
+    for (int i = 0; i < Frag::kC; ++i) {
+      EXPECT_EQ(Frag::c_row(lane, i), group + c_rows[i]) << "lane " << lane << " c" << i;
+      EXPECT_EQ(Frag::c_col(lane, i), 2 * thread + c_cols[i]) << "lane " << lane << " c" << i;
+    }
+  }
+}
+
+TEST(Fragments, MapsAreThePtxTables) {
+  check_ptx_tables<double, 4>({0, 8}, {0, 0}, {0});
+  check_ptx_tables<double, 8>({0, 8, 0, 8}, {0, 0, 4, 4}, {0, 4});
+  check_ptx_tables<double, 16>({0, 8, 0, 8, 0, 8, 0, 8}, {0, 0, 4, 4, 8, 8, 12, 12}, {0, 4, 8, 12});
+  check_ptx_tables<float, 8>({0, 8, 0, 8}, {0, 0, 4, 4}, {0, 4});
+}
+TEST(Fragments, WarpProductsDouble) {
+  check_maps<double, 4>();
+  check_maps<double, 8>();
+  check_maps<double, 16>();
+}
+TEST(Fragments, WarpProductsFloat) {
+  check_maps<float, 8>();
+}
+/// The same block stored As[m][k] (tiles with copy stages): each lane loads the same elements,
+/// and the lanes' plain product is the same.
+template <class Scalar, int K>
+void check_rows_layout() {
+  using Frag = kernels::MmaFragment<Scalar, K>;
+  const Block<Scalar, K> block;
+  constexpr int ld = Block<Scalar, K>::k0 + K + 4;
+  std::vector<Scalar> rows((block.m0 + Frag::kM) * ld, Scalar(-1e30));
+  for (int r = 0; r < Frag::kM; ++r)
+    for (int k = 0; k < K; ++k) rows[(block.m0 + r) * ld + block.k0 + k] = block.a(r, k);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const auto want = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
+    const auto got = Frag::load_a(rows.data(), ld, block.m0, block.k0, lane, true);
+    for (int i = 0; i < Frag::kA; ++i) EXPECT_EQ(got.v[i], want.v[i]) << "lane " << lane;
+    typename Frag::C c{}, c_rows{};
+    Frag::product(c, block.As.data(), block.lda, block.Bs.data(), block.ldb, block.m0, block.n0,
+                  block.k0, lane);
+    Frag::product(c_rows, rows.data(), ld, block.Bs.data(), block.ldb, block.m0, block.n0, block.k0,
+                  lane, true);
+    for (int i = 0; i < Frag::kC; ++i) EXPECT_EQ(c_rows[i], c[i]) << "lane " << lane;
+  }
+}
+TEST(Fragments, RowsOfAHoldTheSameFragments) {
+  check_rows_layout<double, 8>();
+  check_rows_layout<double, 16>();
+  check_rows_layout<float, 8>();
+}
+TEST(Fragments, DoubleAsM8N8K4) {
+  check_m8n8k4_halves<4>();
+  check_m8n8k4_halves<8>();
+  check_m8n8k4_halves<16>();
+}
+
+/// Kokkos for the staging test's views, around all tests.
+class KokkosEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { Kokkos::initialize(); }
+  void TearDown() override { Kokkos::finalize(); }
+};
+const auto* const kKokkos = ::testing::AddGlobalTestEnvironment(new KokkosEnvironment);
+
+/// The GPU schedule's staging (tensor_tiled.hpp, pipelined): each of the team's ranks fetches its
+/// share of a panel into registers and deposits it into scratch; together they must write the
+/// whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for panels inside
+/// and over the edges of a matrix that divides no tile, read 4 neighbours a load (`aligned`) or
+/// one.
+template <class Layout>
+void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Kernel =
+      kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 128, 8, 64, 32>>;
+  using Matrix = typename Kernel::Operands::matrix;
+  const int M = 152, N = 140, K = 20;  // runs of 4 aligned, and no tile divides them
+  const Matrix A("A", transposed_a ? K : M, transposed_a ? M : K);
+  const Matrix B("B", transposed_b ? N : K, transposed_b ? K : N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < K; ++j) (transposed_a ? A(j, i) : A(i, j)) = 1 + i + 1000 * j;
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < N; ++j) (transposed_b ? B(j, i) : B(i, j)) = 2 + i + 1000 * j;
+  Kernel k{};
+  k.g.a = {A, transposed_a};
+  k.g.b = {B, transposed_b};
+  k.g.c = Matrix("C", M, N);
+  ASSERT_TRUE(k.g.a.runs_aligned(4) && k.g.b.runs_aligned(4));
+  std::vector<double> buffer(Kernel::kBuffer);
+  for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 16}}) {  // inside; edges
+    std::fill(buffer.begin(), buffer.end(), -1.0);
+    const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
+    for (int rank = 0; rank < Kernel::kLanes; ++rank) {
+      double stage_a[Kernel::kStageA], stage_b[Kernel::kStageB];
+      const auto quads_a = a.walk(rank, Kernel::kLanes, 4),
+                 quads_b = b.walk(rank, Kernel::kLanes, 4);
+      const bool in_a = Kernel::fetch(k.g.a, aligned, a, rank, quads_a, stage_a);
+      const bool in_b = Kernel::fetch(k.g.b, aligned, b, rank, quads_b, stage_b);
+      Kernel::deposit(in_a, a, rank, quads_a, stage_a);
+      Kernel::deposit(in_b, b, rank, quads_b, stage_b);
+    }
+    for (int kk = 0; kk < 8; ++kk) {
+      for (int m = 0; m < 128; ++m) {
+        const int i = row0 + m, j = k0 + kk;
+        const double want = i < M && j < K ? k.g.a(i, j) : 0.0;
+        ASSERT_EQ(buffer[kk * Kernel::kLda + m], want) << "As[" << kk << "][" << m << "]";
+      }
+      for (int n = 0; n < 128; ++n) {
+        const int i = k0 + kk, j = col0 + n;
+        const double want = i < K && j < N ? k.g.b(i, j) : 0.0;
+        ASSERT_EQ(buffer[8 * Kernel::kLda + kk * Kernel::kLdb + n], want)
+            << "Bs[" << kk << "][" << n << "]";
+      }
+    }
+  }
+}
+
+TEST(TensorTiledStaging, EveryRankStagesItsShare) {
+  for (int op = 0; op < 4; ++op) {
+    for (const bool aligned : {false, true}) {
+      check_staging<Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tilemm::test
