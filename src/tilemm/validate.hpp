@@ -238,4 +238,25 @@ class Freivalds {
   std::vector<long double> x_[kVectors], z_[kVectors], d_[kVectors];
 };
 
+/// Freivalds' check of a product in `Scalar` whose operands and C0 are views in any memory space:
+/// host copies are made once here.
+template <class Scalar, class A, class B, class C0>
+Freivalds make_freivalds(const A& a, bool ta, const B& b, bool tb, const C0& c0, double alpha,
+                         double beta, std::uint64_t seed) {
+  const auto host = [](const auto& x) {
+    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  };
+  return Freivalds(host(a), ta, host(b), tb, host(c0), alpha, beta,
+                   static_cast<double>(std::numeric_limits<Scalar>::min()), seed);
+}
+
+/// Whether a reference C (a view in any memory space) passes Freivalds' check `f` within the
+/// double bound of a product of depth k: the reference comes from the vendor's BLAS too, and where
+/// the BLAS is wrong, comparing with it proves nothing.
+template <class Reference>
+bool reference_passes(const Freivalds& f, const Reference& c, std::int64_t k) {
+  return f.error(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c)) <=
+         tolerance(Precision::Double, k);
+}
+
 }  // namespace tilemm

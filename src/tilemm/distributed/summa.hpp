@@ -289,12 +289,9 @@ class SummaWorkspace final : public Session {
     reference_ = make_reference(g);
     // Freivalds' check of this rank's C over the same rows and columns (validate.hpp), which also
     // tells whether the reference from the vendor's BLAS can be trusted.
-    const auto host = [](const auto& x) {
-      return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
-    };
-    freivalds_.emplace(host(a_rows), false, host(b_cols), false, host(c0_), p_.alpha, p_.beta,
-                       static_cast<double>(std::numeric_limits<Scalar>::min()), p_.seed);
-    reference_valid_ = freivalds_->error(host(reference_.c)) <= tolerance(Precision::Double, p_.k);
+    freivalds_.emplace(
+        make_freivalds<Scalar>(a_rows, false, b_cols, false, c0_, p_.alpha, p_.beta, p_.seed));
+    reference_valid_ = reference_passes(*freivalds_, reference_.c, p_.k);
   }
 
   /// The panels of step s as matrices on slot's buffers: op(A)'s columns (m_loc x kb, or kb x
