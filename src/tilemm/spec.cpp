@@ -6,6 +6,7 @@
 // checks the matrix files and output_paths.cpp the files written.
 #include "tilemm/spec.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "tilemm/errors.hpp"
 #include "tilemm/kernel_names.hpp"
@@ -376,30 +378,56 @@ std::string read_spec_bytes(const std::string& path) {
   return bytes;
 }
 
+/// Records where each document of a YAML stream starts, and nothing else.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+/// Refuses a stream of several documents: only the first would run. The stream is walked two
+/// documents at most, because yaml-cpp's parser does not consume a stray ',' at the top level and
+/// would return the same empty document for ever (YAML::LoadAll never ends on such input); a second
+/// document that starts where the first did is that case, and is refused as invalid YAML.
+void check_single_document(const std::string& path, const std::string& bytes) {
+  std::istringstream stream(bytes);
+  YAML::Parser parser(stream);
+  DocumentStarts starts;
+  while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+  }
+  if (starts.marks.size() < 2) return;
+  const YAML::Mark& first = starts.marks[0];
+  const YAML::Mark& second = starts.marks[1];
+  if (second.pos == first.pos) {
+    throw InputError(spec_place(path, second) + "invalid YAML: unexpected '" +
+                     bytes.substr(second.pos, 1) + "' outside a flow collection");
+  }
+  throw InputError(spec_place(path, second) +
+                   "a second YAML document ('---'); a spec file holds one: give each its own file");
+}
+
 /// The YAML document held in `bytes` of the spec file at `path`, checked as a document
-/// (check_yaml_document). A stream of several documents is refused: only one would run.
+/// (check_yaml_document).
 YAML::Node load_document(const std::string& path, const std::string& bytes) {
-  std::vector<YAML::Node> documents;
+  YAML::Node root;
   try {
-    documents = YAML::LoadAll(bytes);
+    check_single_document(path, bytes);
+    root = YAML::Load(bytes);
   } catch (const YAML::ParserException& e) {
     throw InputError(spec_place(path, e.mark) + "invalid YAML: " + e.msg);
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": cannot read: " + e.what());
   }
-  if (documents.size() > 1) {
-    // The '---' that opens the second document: the last one up to its first node.
-    const int first_node = documents[1].Mark().line;
-    int line = 0, marker = first_node;
-    for (std::size_t at = 0; at < bytes.size() && (first_node < 0 || line <= first_node); ++line) {
-      if (bytes.compare(at, 3, "---") == 0) marker = line;
-      at = std::min(bytes.find('\n', at), bytes.size()) + 1;
-    }
-    throw InputError(path + ":" + std::to_string(marker + 1) +
-                     ": a second YAML document ('---'); a spec file holds one: give each its own "
-                     "file");
-  }
-  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
   check_yaml_document(path, root);
   return root;
 }

@@ -352,6 +352,12 @@ TEST(Spec, RefusesASecondDocument) {
   EXPECT_EQ(load(dir, "---\n" + kHead + "    m: 3\n    n: 4\n    k: 5\n").size(), 1u);
 }
 
+// A ',' at the top level made yaml-cpp's LoadAll return the same empty document for ever.
+TEST(Spec, RefusesAStrayCommaWithoutHanging) {
+  expect_error(",\n", {"spec.yaml:1:1:", "invalid YAML", "','"});
+  expect_error(kHead + "    m: 3\n,\n", {"spec.yaml:", "invalid YAML"});
+}
+
 // Issue 40: each input is read once and the SHA-256 recorded is that of the bytes parsed, for the
 // spec and for each matrix file, however many problems name it.
 TEST(Spec, RecordsTheHashOfTheBytesRead) {
