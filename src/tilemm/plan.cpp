@@ -15,11 +15,11 @@
 namespace tilemm {
 namespace {
 
-/// Address space kept free under `ulimit -v` or `ulimit -d` when the BLAS is OpenBLAS: the buffer
-/// it maps on its first call (BUFFER_SIZE on x86-64, 32 << 22 bytes, and a page), which it would
-/// otherwise wait for for ever and so hang the run, and 16 MiB for the run's small allocations
-/// before that call.
-constexpr std::size_t kOpenBlasReserve = (std::size_t(144) << 20) + 4096;
+/// Address space kept free under `ulimit -v` or `ulimit -d` for each buffer OpenBLAS maps on its
+/// first call (BUFFER_SIZE on x86-64, 32 << 22 bytes, and a page), which it would otherwise wait
+/// for for ever and so hang the run, and once for the run's small allocations before that call.
+constexpr std::size_t kOpenBlasBuffer = (std::size_t(128) << 20) + 4096;
+constexpr std::size_t kSmallAllocations = std::size_t(16) << 20;
 
 /// Memory a run touches besides its counted matrices (the BLAS's packed panels, Kokkos' team
 /// scratch, the heap's growth), which a cgroup's limit must leave room for, since past the limit
@@ -29,21 +29,13 @@ std::size_t cgroup_reserve(int threads) {
   return (std::size_t(64) << 20) + std::size_t(std::max(threads, 1)) * (std::size_t(4) << 20);
 }
 
-bool blas_is_openblas() {
-  static const bool openblas = [] {
-    for (const auto& [key, value] : vendor_library::describe(false)) {
-      if (key == "blas") return value.rfind("OpenBLAS", 0) == 0;
-    }
-    return false;
-  }();
-  return openblas;
-}
-
 MemoryRoom memory_room(const std::string& name) {
   if (const std::optional<std::size_t> device = device_memory_free(name)) return {*device, ""};
   const system_info::HostMemory host = system_info::host_memory();
-  return host_memory_room(host, backend_ops(name).concurrency(),
-                          host.address_space && blas_is_openblas());
+  const int threads = backend_ops(name).concurrency();
+  return host_memory_room(
+      host, threads,
+      host.address_space ? vendor_library::openblas_buffers_on_first_call(threads) : 0);
 }
 
 /// The spec key that sets the part of a launch a backend refused.
@@ -100,7 +92,8 @@ std::string bytes_text(std::size_t bytes) {
   return text;
 }
 
-MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas) {
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads,
+                            int openblas_buffers) {
   MemoryRoom room{host.machine, ""};
   // A limit less what it must keep besides the matrices, where that is tighter than the room.
   const auto tighten = [&](std::optional<std::size_t> limit, std::size_t reserve,
@@ -115,13 +108,17 @@ MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bo
               std::to_string(cgroup_keeps >> 20) +
               " MiB kept for what a run touches besides its matrices: past the limit the system "
               "swaps the run out or kills it)");
-  const std::size_t address_space_keeps = openblas ? kOpenBlasReserve : 0;
+  const std::size_t address_space_keeps =
+      openblas_buffers > 0 ? kSmallAllocations + std::size_t(openblas_buffers) * kOpenBlasBuffer
+                           : 0;
   tighten(host.address_space, address_space_keeps,
           address_space_keeps == 0
               ? ""
               : " (under ulimit -v or -d, less " + std::to_string(address_space_keeps >> 20) +
-                    " MiB kept free for the buffer OpenBLAS maps on its first call and the run's "
-                    "small allocations before it)");
+                    " MiB kept free for the " +
+                    (openblas_buffers == 1 ? std::string("buffer")
+                                           : std::to_string(openblas_buffers) + " buffers") +
+                    " OpenBLAS maps on its first call and the run's small allocations before it)");
   return room;
 }
 

@@ -58,7 +58,8 @@ struct MemoryRoom {
 };
 /// The room on the host under `host`'s bounds, each limit less what a run needs beside its
 /// matrices: under a cgroup's limit, room for what it touches on `threads` threads; under
-/// `ulimit -v`, with OpenBLAS (`openblas`), room for the buffer OpenBLAS maps on its first call.
-MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, bool openblas);
+/// `ulimit -v` or `ulimit -d`, room for the `openblas_buffers` buffers OpenBLAS maps on its first
+/// call (vendor_library::openblas_buffers_on_first_call).
+MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads, int openblas_buffers);
 
 }  // namespace tilemm

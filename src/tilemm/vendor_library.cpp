@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -37,6 +38,14 @@ Function* find(void* handle, const char* name) {
   return failed ? file : path.string();
 }
 
+/// The most threads an OpenBLAS was built for, as its description of its build (`config`) names
+/// them (MAX_THREADS=N); 0 where it does not.
+int built_for_threads(const std::string& config) {
+  static const std::string kLimit = " MAX_THREADS=";
+  const auto at = config.find(kLimit);
+  return at == std::string::npos ? 0 : std::atoi(config.c_str() + at + kLimit.size());
+}
+
 #ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
 /// The threads BLIS runs a gemm on: the product of its loops' ways (BLIS_JC_NT, ...) when any is
 /// set, which BLIS takes before a total; else its total (BLIS_NUM_THREADS, else OMP_NUM_THREADS);
@@ -54,19 +63,26 @@ int blis_threads(void* blis) {
   const auto total = find<Count>(blis, "bli_thread_get_num_threads");
   return total != nullptr && total() > 0 ? total() : 1;
 }
-#endif
 
-Facts host_blas() {
-#ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
+/// The loaded object whose dgemm_ runs, and a handle that searches it (nullptr, nullptr if none).
+std::pair<const char*, void*> running_blas() {
   // The first loaded object to define dgemm_ is the one that runs: a BLAS put first with LD_PRELOAD
   // replaces the linked one, which may stay loaded. Only that object's functions, or those of a
   // library it loaded itself (Debian's libblas.so.3 of OpenBLAS calls libopenblas.so.0), describe
   // it, and dlsym on the object's own handle searches exactly those. A BLAS linked into the program
   // has no handle by its name: the program's own handle searches the program first.
   const char* library = object_defining(dlsym(RTLD_DEFAULT, "dgemm_"));
-  if (library == nullptr) return {{"blas", "unidentified BLAS"}};
+  if (library == nullptr) return {nullptr, nullptr};
   void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
   if (handle == nullptr) handle = dlopen(nullptr, RTLD_LAZY);
+  return {library, handle};
+}
+#endif
+
+Facts host_blas() {
+#ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
+  const auto [library, handle] = running_blas();
+  if (library == nullptr) return {{"blas", "unidentified BLAS"}};
   Facts facts = {{"blas", "unidentified BLAS"}};
   if (const auto config = find<char*()>(handle, "openblas_get_config")) {
     const std::string build = config();
@@ -127,10 +143,7 @@ std::string thread_note(const Facts& facts, const std::string& backend, int thre
   const auto count = [](int n) {
     return std::to_string(n) + (n == 1 ? " thread" : " threads");
   };
-  // OpenBLAS's description of its build names the most threads it was built for.
-  static const std::string kLimit = " MAX_THREADS=";
-  const auto at = openblas ? blas.find(kLimit) : std::string::npos;
-  const int most = at == std::string::npos ? 0 : std::atoi(blas.c_str() + at + kLimit.size());
+  const int most = openblas ? built_for_threads(blas) : 0;
   int blas_threads = std::atoi(counted.c_str());
   std::string why, hint;
   if (blas_threads > 0 && blas_threads != threads) {
@@ -147,6 +160,32 @@ std::string thread_note(const Facts& facts, const std::string& backend, int thre
          backend + " run has " + std::to_string(threads) +
          ": kokkos-kernels and every fraction of it compare with " + name + " on " +
          count(blas_threads) + hint + "\n";
+}
+
+int openblas_buffers_on_first_call(int threads) {
+#ifdef KOKKOSKERNELS_ENABLE_TPL_BLAS
+  const auto [library, handle] = running_blas();
+  if (library == nullptr) return 0;
+  const auto config = find<char*()>(handle, "openblas_get_config");
+  const auto mapped = find<int()>(handle, "openblas_get_num_threads");
+  int buffers = 0;
+  if (config != nullptr) {
+    // Every OpenBLAS maps a buffer for the calling thread. An OpenMP build maps one for each of
+    // OpenMP's threads as it loads and, on a call on more threads than that, one for each thread
+    // added, up to the most threads it was built for; a pthreads build maps its threads' buffers
+    // as it loads.
+    const std::string build = config();
+    buffers = 1;
+    const int most = built_for_threads(build) > 0 ? built_for_threads(build) : threads;
+    if (build.find("USE_OPENMP") != std::string::npos && mapped != nullptr)
+      buffers += std::max(0, std::min(threads, most) - mapped());
+  }
+  if (handle != nullptr) dlclose(handle);
+  return buffers;
+#else
+  (void)threads;
+  return 0;
+#endif
 }
 
 }  // namespace tilemm::vendor_library

@@ -27,4 +27,9 @@ Facts describe(bool cuda);
 /// tilemm's kernels. Empty when there is nothing to say.
 std::string thread_note(const Facts& facts, const std::string& backend, int threads);
 
+/// How many buffers OpenBLAS maps on the first call of a run on `threads` threads, each
+/// BUFFER_SIZE (128 MiB on x86-64) of address space, which it waits for for ever when `ulimit -v`
+/// or `ulimit -d` leaves no room for them; 0 for another BLAS.
+int openblas_buffers_on_first_call(int threads);
+
 }  // namespace tilemm::vendor_library

@@ -7,8 +7,12 @@ and, when that map fails, tries again for ever: the plan has to leave room for i
 Then the 16 MiB above that limit again in steps of 64 KiB: a limit just above the refusal, that
 leaves OpenBLAS's buffer a little short, would hang the run in a window narrower than the steps.
 
-  limit_sweep.py TILEMM SPEC BACKEND [as|data]
+  limit_sweep.py TILEMM SPEC BACKEND [as|data] [THREADS]
       exit 0: passed, 1: failed, 77: the BLAS is not OpenBLAS
+
+THREADS (default 2) is the run's OpenMP thread count. On more threads than it loaded with, an
+OpenMP build of OpenBLAS maps a buffer for each added thread on a call large enough to share out;
+the sweep then starts from 1 GiB plus 192 MiB a thread.
 
 Below that first failure other things stop the run before tilemm starts (the OpenMP runtime cannot
 make its threads; OpenBLAS cannot map its threads' buffers as it loads, and waits): those are not
@@ -55,8 +59,9 @@ def run(command, limit, env, timeout=TIMEOUT_S, which=resource.RLIMIT_AS):
 
 def main():
     tilemm, spec, backend = sys.argv[1:4]
-    which = resource.RLIMIT_DATA if sys.argv[4:] == ["data"] else resource.RLIMIT_AS
-    env = dict(os.environ, OMP_NUM_THREADS="2", OMP_PROC_BIND="false")
+    which = resource.RLIMIT_DATA if sys.argv[4:5] == ["data"] else resource.RLIMIT_AS
+    threads = int(sys.argv[5]) if len(sys.argv) > 5 else 2
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.json")
         status, stderr = run([tilemm, spec, "--backend", backend, "-q", "--json", probe], 0, env)
@@ -76,7 +81,8 @@ def main():
     def run_at(limit, fine_step):
         return run(command, limit, env, FINE_TIMEOUT_S if fine_step else TIMEOUT_S, which)
 
-    found = sweep.sweep(run_at, clean, top=1 << 30, step=STEP, fine=FINE_STEP)
+    top = (1 << 30) + max(threads - 2, 0) * (192 << 20)
+    found = sweep.sweep(run_at, clean, top=top, step=STEP, fine=FINE_STEP)
     if found is None:
         return 1
     for limit in range(found[0] - STEP, (64 << 20) - 1, -4 * STEP):

@@ -103,7 +103,14 @@ tilemm_reliability_test(address_space_sweep_big_tile ${Python3_EXECUTABLE}
   ${RELIABILITY}/limit_sweep.py ${TILEMM} ${RELIABILITY_SPECS}/big_tile.yaml ${TILEMM_HOST_BACKEND})
 tilemm_reliability_test(data_limit_sweep ${Python3_EXECUTABLE} ${RELIABILITY}/limit_sweep.py
   ${TILEMM} ${SPECS}/small.yaml ${TILEMM_HOST_BACKEND} data)
-foreach(test address_space_sweep address_space_sweep_big_tile data_limit_sweep)
+# On 8 threads, more than OpenBLAS loaded with here, a product large enough for it to share out
+# makes an OpenMP build of OpenBLAS map a buffer for each added thread, each of which it would wait
+# for for ever: the plan keeps room for them all.
+tilemm_reliability_test(address_space_sweep_8_threads ${Python3_EXECUTABLE}
+  ${RELIABILITY}/limit_sweep.py ${TILEMM} ${RELIABILITY_SPECS}/openblas_threads.yaml
+  ${TILEMM_HOST_BACKEND} as 8)
+foreach(test address_space_sweep address_space_sweep_big_tile data_limit_sweep
+    address_space_sweep_8_threads)
   set_tests_properties(reliability.${test} PROPERTIES SKIP_RETURN_CODE 77)
   if(TILEMM_ASAN OR "CUDA" IN_LIST Kokkos_DEVICES)
     set_tests_properties(reliability.${test} PROPERTIES DISABLED TRUE)

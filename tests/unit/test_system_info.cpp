@@ -158,25 +158,30 @@ TEST(CgroupMemory, NothingToRead) {
 TEST(HostMemoryRoom, TightestLimitLessItsReserve) {
   system_info::HostMemory host;
   host.machine = 20000 * kMiB;
-  EXPECT_EQ(host_memory_room(host, 8, true).bytes, 20000 * kMiB);
-  EXPECT_EQ(host_memory_room(host, 8, true).note, "");
+  EXPECT_EQ(host_memory_room(host, 8, 1).bytes, 20000 * kMiB);
+  EXPECT_EQ(host_memory_room(host, 8, 1).note, "");
 
   host.cgroup = 1000 * kMiB;  // less 64 MiB and 4 MiB a thread
-  const MemoryRoom cgroup = host_memory_room(host, 8, true);
+  const MemoryRoom cgroup = host_memory_room(host, 8, 1);
   EXPECT_EQ(cgroup.bytes, (1000 - 64 - 32) * kMiB);
   EXPECT_NE(cgroup.note.find("cgroup"), std::string::npos);
   EXPECT_NE(cgroup.note.find("less 96 MiB"), std::string::npos);
 
   host.address_space = 500 * kMiB;  // less OpenBLAS's buffer and page, and 16 MiB
-  const MemoryRoom limited = host_memory_room(host, 8, true);
+  const MemoryRoom limited = host_memory_room(host, 8, 1);
   EXPECT_EQ(limited.bytes, (500 - 128 - 16) * kMiB - 4096);
   EXPECT_NE(limited.note.find("ulimit -v or -d, less 144 MiB"), std::string::npos);
-  EXPECT_EQ(host_memory_room(host, 8, false).bytes, 500 * kMiB);  // another BLAS: no reserve
-  EXPECT_EQ(host_memory_room(host, 8, false).note, "");
+  EXPECT_EQ(host_memory_room(host, 8, 0).bytes, 500 * kMiB);  // another BLAS: no reserve
+  EXPECT_EQ(host_memory_room(host, 8, 0).note, "");
+  host.address_space = 1500 * kMiB;  // an OpenMP OpenBLAS going from 2 threads to 8: 7 buffers
+  EXPECT_EQ(host_memory_room(host, 8, 7).bytes, (1500 - 7 * 128 - 16) * kMiB - 7 * 4096);
+  EXPECT_NE(host_memory_room(host, 8, 7).note.find("less 912 MiB kept free for the 7 buffers"),
+            std::string::npos);
+  host.address_space = 500 * kMiB;
 
   host.cgroup = 50 * kMiB;  // under the reserve: nothing, and the cgroup named
-  EXPECT_EQ(host_memory_room(host, 1, true).bytes, 0u);
-  EXPECT_NE(host_memory_room(host, 1, true).note.find("less 68 MiB"), std::string::npos);
+  EXPECT_EQ(host_memory_room(host, 1, 1).bytes, 0u);
+  EXPECT_NE(host_memory_room(host, 1, 1).note.find("less 68 MiB"), std::string::npos);
 }
 
 }  // namespace
