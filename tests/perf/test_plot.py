@@ -12,7 +12,6 @@ test does not share code (or mistakes) with the script it checks.
 import csv
 import importlib.util
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -20,63 +19,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-PLOT = ROOT / "perf" / "plot.py"
-FIXTURE = ROOT / "tests" / "perf" / "data" / "gbench-synthetic.json"
-# The first recorded H200 run (its GPU and 16-core host), named so that later results in perf/results
-# do not change what this test expects.
-CLI_FILES = [str(ROOT / "perf" / "results" / ("2026-11-22-h200-%s-v1.json" % study))
-             for study in ("cpu-vs-blas", "small-skinny", "square-gpu")]
-SYNTHETIC = "Synthetic Test CPU (openmp, 4 threads)"
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-FAILURES = []
-VENDOR_NAME = "kokkos-kernels"
-
-
-def check(condition, what):
-    print("%s: %s" % ("ok  " if condition else "FAIL", what))
-    if not condition:
-        FAILURES.append(what)
-
-
-def close(a, b, rel=1e-5):
-    return a is not None and b is not None and math.isclose(a, b, rel_tol=rel)
-
-
-def number(text):
-    return float(text) if text not in ("", None) else None
-
-
-def platform_of(context, row):
-    """The platform label plot.py gives a CLI result (device, backend, threads on host backends)."""
-    device, backend = row["device"], row["backend"]
-    if backend == "cuda":
-        return "%s (%s)" % (device, backend)
-    return "%s (%s, %d threads)" % (device, backend, int(context["concurrency"]))
-
-
-def raw_cli_results():
-    results = []
-    for path in CLI_FILES:
-        with open(path) as f:
-            doc = json.load(f)
-        results += [dict(r, platform=platform_of(doc["context"], r)) for r in doc["results"]]
-    return results
-
-
-def expected_efficiency(results, platform, kernel, precision):
-    """Kernel GFLOP/s / kokkos-kernels GFLOP/s at the largest square n where both passed."""
-    def square(name):
-        return {r["n"]: r["gflops"] for r in results
-                if r["platform"] == platform and r["kernel"] == name and r["precision"] == precision
-                and r["m"] == r["n"] == r["k"] and r["verdict"] == "pass"}
-    mine, vendor = square(kernel), square("kokkos-kernels")
-    shared = set(mine) & set(vendor)
-    return mine[max(shared)] / vendor[max(shared)] if shared else 0.0
-
-
-def harmonic_mean(values):
-    return 0.0 if min(values) <= 0 else len(values) / sum(1.0 / v for v in values)
+# The checks shared with plot_study_checks.py, beside this file.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from plot_checks import (CLI_FILES, FAILURES, FIXTURE, PLOT, PNG_SIGNATURE, ROOT, SYNTHETIC,  # noqa: E402
+                         check, close, expected_efficiency, harmonic_mean, number, plot_in_process,
+                         raw_cli_results, summary_row)
+from plot_study_checks import (check_bad_inputs, check_scaling, check_thread_scaling,  # noqa: E402
+                               check_weak_baseline)
 
 
 def check_pngs(out):
@@ -193,63 +142,6 @@ NEW_FILES = {study: str(ROOT / "perf" / "results" / ("2026-11-26-h200-%s-3bebfb9
              for study in ("square-gpu", "small-skinny")}
 
 
-def describe(fig):
-    """What a test reads of a figure: the legend, the panels' titles and x labels, the error bars
-    longer than zero, the panels with a point past their y limits, and the log axes whose ends
-    carry no label."""
-    from matplotlib.container import ErrorbarContainer
-    axes = [ax for ax in fig.axes if ax.get_visible()]
-    bars, outside, unlabelled, top = 0, [], [], 0.0
-    for ax in axes:
-        low, high = ax.get_ylim()
-        ys = [y for line in ax.lines for y in line.get_ydata() if math.isfinite(y)]
-        for container in ax.containers:
-            if isinstance(container, ErrorbarContainer) and container.has_yerr:
-                for segment in container.lines[2][0].get_segments():
-                    ys += [segment[0][1], segment[1][1]]
-                    bars += abs(segment[1][1] - segment[0][1]) > 0
-        top = max([top] + ys)
-        if any(not low < y < high for y in ys):
-            outside.append(ax.get_title())
-        ticks = ax.yaxis.get_major_locator().tick_values(low, high)
-        if ax.get_yscale() == "log" and not all(any(math.isclose(t, end) for t in ticks) for end in (low, high)):
-            unlabelled.append(ax.get_title())
-    return {"legend": [t.get_text() for legend in fig.legends for t in legend.get_texts()],
-            "titles": [ax.get_title() for ax in axes], "errorbars": bars, "outside": outside,
-            "unlabelled": unlabelled, "top": top,
-            "xlabels": [t.get_text() for ax in axes for t in ax.get_xticklabels()]}
-
-
-def plot_in_process(files, out):
-    """perf/plot.py's main in this process, each figure described as it is saved. Returns the exit
-    status, what it printed, and {file name: description}."""
-    import contextlib
-    import io
-    import matplotlib.figure
-    spec = importlib.util.spec_from_file_location("plot", PLOT)
-    plot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(plot)
-    figures, printed, save = {}, io.StringIO(), matplotlib.figure.Figure.savefig
-
-    def record(fig, path, *args, **kwargs):
-        figures[Path(path).name] = describe(fig)
-        return save(fig, path, *args, **kwargs)
-
-    matplotlib.figure.Figure.savefig = record
-    try:
-        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
-            status = plot.main([str(f) for f in files] + ["--out", str(out)])
-    finally:
-        matplotlib.figure.Figure.savefig = save
-    return status, printed.getvalue(), figures
-
-
-def summary_row(out, **match):
-    with open(out / "summary.csv", newline="") as f:
-        found = [r for r in csv.DictReader(f) if all(r[k] == str(v) for k, v in match.items())]
-    return found[0] if len(found) == 1 else None
-
-
 def check_figures(tmp):
     """The BLAS in the legend, one figure per study of other shapes, error bars, and every point
     inside its axes, on the H200's GPU studies and the synthetic benchmark file."""
@@ -339,79 +231,6 @@ def check_one_platform(tmp):
           "a result with time_stddev_s: its error bar is the median -/+ it, within the runs' range")
 
 
-def check_thread_scaling(tmp):
-    """One machine's study at 1, 2 and 4 threads: thread_scaling.png, and a note that portability
-    counts each thread count as a platform."""
-    with open(CLI_FILES[0]) as f:
-        doc = json.load(f)
-    files = []
-    for threads in (1, 2, 4):
-        doc["context"]["concurrency"] = threads
-        path = tmp / ("threads-%d.json" % threads)
-        path.write_text(json.dumps(doc))
-        files.append(path)
-    status, printed, figures = plot_in_process(files, tmp / "threads")
-    scaling = figures.get("thread_scaling.png", {})
-    check(status == 0 and "threads" in printed and scaling.get("titles")
-          and all("4096x4096x4096" in t for t in scaling["titles"]) and not scaling["outside"],
-          "three thread counts of one machine: thread_scaling.png at the largest product they share")
-    check("counts as 3 platforms, one per thread count" in printed,
-          "the portability figure of a thread sweep says what it compares")
-
-
-def scaling_file(path, name, ranks, comm, m, n, k, seconds):
-    """A tilemm result file of one problem in double, register-tiled and kokkos-kernels taking
-    seconds[kernel]; ranks None: one process (no distributed keys)."""
-    with open(CLI_FILES[2]) as f:
-        template = json.load(f)
-    results = []
-    for kernel, time_s in seconds.items():
-        r = dict([x for x in template["results"] if x["kernel"] == kernel][0], name=name, m=m, n=n, k=k,
-                 precision="double", trans_a="N", trans_b="N", beta=0.0, time_median_s=time_s,
-                 time_min_s=time_s, time_max_s=time_s, gflops=2.0 * m * n * k / time_s / 1e9)
-        if ranks:
-            r.update(ranks=ranks, grid="1x%d" % ranks, comm=comm, distribution="summa",
-                     comm_exposed=0.5 if comm.startswith("mpi") else None,
-                     gflops_per_rank=r["gflops"] / ranks)
-        results.append(r)
-    path.write_text(json.dumps(dict(template, results=results)))
-    return path
-
-
-def check_scaling(tmp):
-    """Weak and strong scaling against the one-process run of the same family and kernel, in
-    scaling.csv and scaling.png; the distributed results kept out of the one-GPU figures."""
-    n, rt, kk = 1024, "register-tiled", VENDOR_NAME
-    files = [scaling_file(tmp / "w1.json", "weak-1", None, None, n, n, n, {rt: 1.0, kk: 0.5}),
-             scaling_file(tmp / "w2.json", "weak-2", 2, "nccl", n, 2 * n, n, {rt: 1.25, kk: 0.5}),
-             scaling_file(tmp / "w2m.json", "weak-2", 2, "mpi (host-staged)", n, 2 * n, n, {rt: 2.0, kk: 1.0}),
-             scaling_file(tmp / "s1.json", "strong", None, None, 2 * n, 2 * n, 2 * n, {rt: 8.0, kk: 4.0}),
-             scaling_file(tmp / "s2.json", "strong", 2, "nccl", 2 * n, 2 * n, 2 * n, {rt: 5.0, kk: 1.6})]
-    out = tmp / "scaling"
-    status, printed, figures = plot_in_process(files, out)
-    check(status == 0 and "scaling.png" in figures and (out / "scaling.csv").exists(),
-          "distributed results with one-process baselines: scaling.png and scaling.csv")
-    with open(out / "scaling.csv", newline="") as f:
-        rows = {(r["scaling"], r["kernel"], r["comm"]): r for r in csv.DictReader(f)}
-    expected = {("weak", "register-tiled", "nccl"): ("efficiency", 0.8),   # 2x the work in 1.25x the time
-                ("weak", VENDOR_NAME, "mpi (host-staged)"): ("efficiency", 0.5),
-                ("strong", "register-tiled", "nccl"): ("speedup", 1.6),
-                ("strong", VENDOR_NAME, "nccl"): ("speedup", 2.5)}
-    for key, (column, value) in expected.items():
-        row = rows.get(key)
-        check(row is not None and close(number(row[column]), value) and row["ranks"] == "2",
-              "%s scaling of %s over %s on 2 ranks: %s %.2f" % (key + (column, value)))
-    check(len(rows) == 6 and rows[("weak", VENDOR_NAME, "mpi (host-staged)")]["comm_exposed"] == "0.5",
-          "one scaling row per distributed result, the exposed communication carried")
-    top = figures.get("gflops_vs_size.png", {}).get("top")
-    check(top is not None and close(top, 2.0 * 1024 ** 3 / 0.5 / 1e9),
-          "GFLOP/s against n shows one-process results only (its highest point: %s)" % top)
-    row = summary_row(out, kernel="register-tiled", precision="double", m=2 * n, n=2 * n, k=2 * n, ranks="")
-    check(row is not None and close(number(row["best_fraction"]), 0.5),
-          "a one-process result's best fraction is against the fastest one-process kokkos-kernels, "
-          "not the faster distributed one")
-
-
 def check_portability(out, results, stdout):
     with open(out / "portability.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -436,74 +255,6 @@ def check_portability(out, results, stdout):
     check(len(inputs) == 3 and all(r["n"] for r in inputs),
           "portability.csv lists each platform's efficiency and the size used")
     check("Performance portability" in stdout, "the figure is printed as a table")
-
-
-def check_weak_baseline(tmp, env):
-    """A second run of the same machine against a slow BLAS (a reference BLAS swapped in) must not
-    raise the kernel's efficiency: the plots divide the best result by the best vendor result."""
-    with open(CLI_FILES[0]) as f:
-        doc = json.load(f)
-    doc["context"]["blas"] = "OpenBLAS 0.3.21 fixture SkylakeX MAX_THREADS=64"
-    fast = tmp / "fast-baseline.json"
-    fast.write_text(json.dumps(doc))
-    weak = json.loads(json.dumps(doc))
-    weak["context"]["blas"] = "unidentified BLAS"
-    weak["context"]["blas_library"] = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
-    for r in weak["results"]:
-        if r["kernel"] == "kokkos-kernels":
-            r["gflops"] /= 10
-    path = tmp / "weak-baseline.json"
-    path.write_text(json.dumps(weak))
-    out = tmp / "weak-plots"
-    run = subprocess.run([sys.executable, str(PLOT), str(fast), str(path), "--out", str(out)],
-                         capture_output=True, text=True, env=env)
-    check(run.returncode == 0 and "2 vendor libraries" in run.stderr,
-          "two runs against two BLAS on one platform: a note says that they are pooled")
-    with open(out / "summary.csv", newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["kernel"] == "register-tiled" and r["precision"] == "float"
-                and r["m"] == r["n"] == r["k"] == "4096"]
-    results = [dict(r, platform=platform_of(doc["context"], r)) for r in doc["results"]]
-    expected = expected_efficiency(results, rows[0]["platform"] if rows else "", "register-tiled", "float")
-    check(len(rows) == 2 and all(close(number(r["best_fraction"]), expected) for r in rows),
-          "the fraction the plots use is against the fastest BLAS (%.4f), not the slow one's tenfold"
-          % expected)
-
-
-def check_bad_inputs(tmp, env):
-    """A CSV file, a missing file and an --out that is a file get messages, not tracebacks."""
-    csv_file = ROOT / "perf" / "results" / "2026-11-25-h200-square-gpu-3f9c602.csv"
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], str(csv_file), str(tmp / "none.json"),
-                          "--out", str(tmp / "bad-plots")], capture_output=True, text=True, env=env)
-    check(run.returncode == 1 and "a CSV file: give the --json file" in run.stderr
-          and "none.json: skipped" in run.stderr and "Traceback" not in run.stderr
-          and (tmp / "bad-plots" / "summary.csv").exists(),
-          "a CSV and a missing file are named and left out, the rest is plotted, exit status 1")
-    broken = tmp / "broken.json"
-    broken.write_text('{"schema": "tilemm.results/9", "status": "complete", "results": [{"m": 1}]}')
-    a_file = tmp / "a-file"
-    a_file.write_text("")
-    run = subprocess.run([sys.executable, str(PLOT), str(broken), "--out", str(tmp / "broken-plots")],
-                         capture_output=True, text=True, env=env)
-    check(run.returncode == 1 and "without the key 'kernel'" in run.stderr and "Traceback" not in run.stderr,
-          "a result file of another form is skipped with a message, not a traceback")
-    with open(CLI_FILES[0]) as f:
-        doc = json.load(f)
-    doc["results"][0]["m"] = None
-    null_m = tmp / "null-m.json"
-    null_m.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[1], str(null_m), "--out", str(tmp / "null-plots")],
-                         capture_output=True, text=True, env=env)
-    check(run.returncode == 1 and "whose m is None" in run.stderr and "Traceback" not in run.stderr
-          and (tmp / "null-plots" / "summary.csv").exists(),
-          "a result whose m is null is named, its file left out, the rest plotted")
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file / "sub")],
-                         capture_output=True, text=True, env=env)
-    check(run.returncode == 2 and "cannot make the folder" in run.stderr and "Traceback" not in run.stderr,
-          "an --out folder that cannot be made is an option error (exit status 2)")
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file)],
-                         capture_output=True, text=True, env=env)
-    check(run.returncode == 2 and "is not a folder" in run.stderr and "Traceback" not in run.stderr,
-          "--out naming a file is refused with a message (exit status 2)")
 
 
 def main():
