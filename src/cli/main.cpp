@@ -136,10 +136,12 @@ tilemm::RunContext gather_run_context(const std::string& backend,
 /// The problems of every spec file, checked with the files their results go to, on every rank:
 /// a failure on any rank ends them all. Rank 0 of an MPI run prints and writes the results; the
 /// others compute and stay quiet (their options say so from here on). `inputs` gets each file
-/// read, with its SHA-256.
+/// read, with its SHA-256. What reads a matrix file whole, its SHA-256 and the scan of its values,
+/// rank 0 does alone: the others read its header here and their own blocks later.
 std::vector<tilemm::Problem> load_problems(Options& options, const std::string& backend,
                                            std::vector<tilemm::InputFile>* inputs) {
-  if (tilemm::distributed::rank() != 0) {
+  const bool first = tilemm::distributed::rank() == 0;
+  if (!first) {
     options.json.clear();
     options.csv.clear();
     options.quiet = true;
@@ -147,10 +149,10 @@ std::vector<tilemm::Problem> load_problems(Options& options, const std::string& 
   std::vector<tilemm::Problem> problems;
   tilemm::distributed::on_all_ranks([&] {
     for (const auto& spec : options.specs) {
-      auto loaded = tilemm::load_spec(spec, inputs);
+      auto loaded = tilemm::load_spec(spec, first ? inputs : nullptr, /*scan_values=*/first);
       problems.insert(problems.end(), loaded.begin(), loaded.end());
     }
-    if (!options.list_backends && tilemm::distributed::rank() == 0) {
+    if (!options.list_backends && first) {
       tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
     }
   });

@@ -19,8 +19,8 @@
 // owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or,
 // where the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
 // Validation is per rank: its piece of C against a double-precision gemm of its rows of op(A) and
-// columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read whole
-// from the problem's .npy files).
+// columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read from the
+// problem's .npy files, each rank its own rows and columns).
 #pragma once
 
 #include <mpi.h>
