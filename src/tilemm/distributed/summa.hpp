@@ -21,6 +21,8 @@
 // Validation is per rank: its piece of C against a double-precision gemm of its rows of op(A) and
 // columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read from the
 // problem's .npy files, each rank its own rows and columns).
+// The run's time is the slowest rank's, from a barrier to its last product's end; the share of it
+// that rank's local products did not cover (product_clock.hpp) is the exposed communication.
 #pragma once
 
 #include <mpi.h>
@@ -38,6 +40,7 @@
 
 #include "tilemm/distributed/local_matrices.hpp"
 #include "tilemm/distributed/nccl_broadcasts.hpp"
+#include "tilemm/distributed/product_clock.hpp"
 #include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kernels/launch_error.hpp"
@@ -96,19 +99,16 @@ class SummaWorkspace final : public Session {
     Kokkos::fence();
     MPI_Barrier(world_);
     const auto start = std::chrono::steady_clock::now();
-    double waiting = 0;
     post(0, 0);
     for (std::size_t s = 0; s < steps_.size(); ++s) {
-      const auto wait_start = std::chrono::steady_clock::now();
       receive(s % 2);
-      waiting += seconds_since(wait_start);
       if (s + 1 < steps_.size()) post(s + 1, (s + 1) % 2);
       multiply(r, s);
     }
     Kokkos::fence();
     const double mine = seconds_since(start);
-    const double slowest = max_over_ranks(mine);
-    exposed_.push_back(max_over_ranks(waiting) / slowest);
+    const auto [slowest, rank] = max_and_rank(mine);
+    exposed_.push_back(exposed_share(mine, clock_.take(), slowest, rank));
     return slowest;
   }
 
@@ -146,8 +146,7 @@ class SummaWorkspace final : public Session {
     f.comm = comm_;
     f.distribution = "summa";
     const std::size_t from = exposed_.size() - std::min(timed, exposed_.size());
-    // With NCCL the host never waits for a broadcast: the share is not measured.
-    f.comm_exposed = uses_nccl() ? -1 : median_of({exposed_.begin() + from, exposed_.end()});
+    f.comm_exposed = median_of({exposed_.begin() + from, exposed_.end()});
     f.local_launch = launches_.at({r, steps_.front().second});
     return f;
   }
@@ -181,6 +180,14 @@ class SummaWorkspace final : public Session {
 
   static double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// The share of a run's time (`slowest`, the time of rank `slowest_rank`) that the local products
+  /// did not cover on that rank: its time (`mine` there) less its products' (`products`), over the
+  /// run's time. The same for every communicator; a collective.
+  static double exposed_share(double mine, double products, double slowest, int slowest_rank) {
+    const double uncovered = rank() == slowest_rank ? std::max(0.0, mine - products) : 0.0;
+    return slowest > 0 ? max_over_ranks(uncovered) / slowest : 0.0;
   }
 
   /// The launch of each kernel run for each K step's extents (a last, shorter step may differ),
@@ -377,7 +384,9 @@ class SummaWorkspace final : public Session {
     g.c = c_;
     g.alpha = static_cast<Scalar>(p_.alpha);
     g.beta = s == 0 ? static_cast<Scalar>(p_.beta) : Scalar(1);
+    clock_.start(s);
     Registry::run(p_.runs[r].kernel, launches_.at({r, steps_[s].second}), g, partials_);
+    clock_.stop(s);
   }
 
   const Plan& plan_;
@@ -398,19 +407,13 @@ class SummaWorkspace final : public Session {
   bool has_c_ = false;
   Reference<ExecSpace, Layout> reference_;
   std::optional<Freivalds> freivalds_;
-  bool reference_valid_ = true;  // this rank's reference passes Freivalds' check
-  std::vector<double> exposed_;  // per run: the slowest rank's wait, a share of the product's time
-  std::string comm_;             // the broadcasts' library, as results name it
+  bool reference_valid_ = true;    // this rank's reference passes Freivalds' check
+  ProductClock<ExecSpace> clock_;  // the local products' time in a run
+  std::vector<double> exposed_;    // per run: exposed_share()
+  std::string comm_;               // the broadcasts' library, as results name it
 #ifdef TILEMM_HAVE_NCCL
   std::unique_ptr<NcclBroadcasts> nccl_;  // NCCL's communicators and stream, when it broadcasts
 #endif
-  bool uses_nccl() const {
-#ifdef TILEMM_HAVE_NCCL
-    return nccl_ != nullptr;
-#else
-    return false;
-#endif
-  }
 };
 
 }  // namespace tilemm::distributed
