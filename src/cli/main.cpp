@@ -84,6 +84,7 @@ struct Options {
   std::string json, csv;
   bool quiet = false;
   bool list_backends = false;
+  bool gpu_aware_mpi = false;
 };
 
 /// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
@@ -268,6 +269,9 @@ void add_options(CLI::App& app, Options& options) {
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
   app.add_flag("--list-backends", options.list_backends,
                "print the backends of this build and exit");
+  app.add_flag("--gpu-aware-mpi", options.gpu_aware_mpi,
+               "MPI runs on GPUs: hand MPI the GPU buffers (an MPI built CUDA-aware) instead of "
+               "staging them through host memory");
   app.set_version_flag("--version", tilemm::version_text());
   app.footer(
       "Kokkos options pass through: --kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help.\n"
@@ -312,6 +316,9 @@ int run_cli(int argc, char** argv) {
 
   // Everything about the input is checked before Kokkos starts or anything is computed.
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
+  if (options.gpu_aware_mpi) {
+    tilemm::distributed::on_all_ranks([] { tilemm::distributed::request_device_buffers(); });
+  }
   std::vector<tilemm::InputFile> inputs;
   const std::vector<tilemm::Problem> problems = load_problems(options, backend, &inputs);
 

@@ -16,8 +16,9 @@
 //       with beta_s the problem's beta at the first step and 1 after it.
 //
 // On a backend whose memory the host cannot reach (CUDA), panels go through host buffers: the
-// owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or,
-// where the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
+// owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or MPI
+// broadcasts the GPU buffers themselves where the run asked for it (--gpu-aware-mpi); or, where
+// the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
 // Validation is per rank: its piece of C against a double-precision gemm of its rows of op(A) and
 // columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read from the
 // problem's .npy files, each rank its own rows and columns).
@@ -175,7 +176,10 @@ class SummaWorkspace final : public Session {
                        ": key 'comm': 'nccl' needs a CUDA backend and a build "
                        "with NCCL; 'mpi' or 'auto' broadcast over MPI");
     }
-    comm_ = kHostMemory ? "mpi" : "mpi (host-staged)";
+    // GPU data goes to MPI through host buffers, unless the run asked for an MPI that takes GPU
+    // memory (world.hpp, request_device_buffers).
+    staged_ = !kHostMemory && !device_buffers();
+    comm_ = kHostMemory ? "mpi" : staged_ ? "mpi (host-staged)" : "mpi (device buffers)";
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -230,7 +234,7 @@ class SummaWorkspace final : public Session {
       for (int slot = 0; slot < 2; ++slot) {
         a_panel_[slot] = Flat("tilemm::A_panel", lm * panel_);
         b_panel_[slot] = Flat("tilemm::B_panel", ln * panel_);
-        if (!kHostMemory) {
+        if (staged_) {
           a_host_[slot] = HostFlat("tilemm::A_panel_host", lm * panel_);
           b_host_[slot] = HostFlat("tilemm::B_panel_host", ln * panel_);
         }
@@ -337,7 +341,7 @@ class SummaWorkspace final : public Session {
               b_count = mpi_count(b.size(), "a B panel");
     Scalar* a_buffer = a.data();
     Scalar* b_buffer = b.data();
-    if constexpr (!kHostMemory) {
+    if (staged_) {
       a_buffer = a_host_[slot].data();
       b_buffer = b_host_[slot].data();
       if (a_root == grid_->col()) stage(a, a_host_[slot], true);
@@ -361,13 +365,14 @@ class SummaWorkspace final : public Session {
     }
   }
 
-  /// Waits for the broadcasts into `slot`; on a device, copies the received panels to it.
+  /// Waits for the broadcasts into `slot`; staged through the host, copies the received panels to
+  /// the device.
   void receive(int slot) {
 #ifdef TILEMM_HAVE_NCCL
     if (nccl_) return nccl_->receive(slot);
 #endif
     MPI_Waitall(2, requests_[slot].data(), MPI_STATUSES_IGNORE);
-    if constexpr (!kHostMemory) {
+    if (staged_) {
       const auto [a, b] = panels(posted_[slot], slot);
       if (ka_.owner(steps_[posted_[slot]].first) != grid_->col()) stage(a, a_host_[slot], false);
       if (kb_.owner(steps_[posted_[slot]].first) != grid_->row()) stage(b, b_host_[slot], false);
@@ -411,6 +416,7 @@ class SummaWorkspace final : public Session {
   ProductClock<ExecSpace> clock_;  // the local products' time in a run
   std::vector<double> exposed_;    // per run: exposed_share()
   std::string comm_;               // the broadcasts' library, as results name it
+  bool staged_ = false;            // MPI broadcasts GPU data through host buffers
 #ifdef TILEMM_HAVE_NCCL
   std::unique_ptr<NcclBroadcasts> nccl_;  // NCCL's communicators and stream, when it broadcasts
 #endif
