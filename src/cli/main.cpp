@@ -39,6 +39,9 @@
 namespace {
 
 tilemm::StopFlag g_stop = 0;
+/// Whether this process prints the notes of a signal: every process but ranks 1, 2, ... of an MPI
+/// run, which the launcher passes the same signal to.
+volatile std::sig_atomic_t g_signal_notes = 1;
 
 extern "C" void on_signal(int signum) {
   g_stop = signum;
@@ -52,6 +55,7 @@ extern "C" void on_signal(int signum) {
   static const char note[] =
       "tilemm: signal received: stopping after the current kernel run (send it again to stop at "
       "once)\n";
+  if (!g_signal_notes) return;
   const int saved_errno = errno;
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, note, sizeof note - 1);
   errno = saved_errno;
@@ -216,7 +220,9 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   }
   if (g_stop) {
     for (auto& f : files) f->finish("interrupted");
-    std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+    if (g_signal_notes) {
+      std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+    }
     return 128 + g_stop;
   }
   for (auto& f : files) f->finish("complete");
@@ -348,6 +354,7 @@ int run_cli(int argc, char** argv) {
   }
   // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
   // (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
+  g_signal_notes = tilemm::distributed::rank() == 0;
   for (int signum : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU, SIGPIPE}) {
     std::signal(signum, on_signal);
   }
