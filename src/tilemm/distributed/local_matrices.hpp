@@ -101,12 +101,17 @@ void read_piece(const View& x, const NpySource& file, const BlockCyclic& rows,
   Kokkos::deep_copy(x, host);
 }
 
-/// panel = x(rows [r0, r0 + panel rows), cols [c0, c0 + panel cols)).
+/// panel = x(rows [r0, r0 + panel rows), cols [c0, c0 + panel cols)). Consecutive indices walk
+/// the layout's contiguous dimension, so that a GPU's neighbouring threads touch neighbouring
+/// elements of both views.
 template <class ExecSpace, class Panel, class View>
 void copy_panel(const View& x, std::int64_t r0, std::int64_t c0, const Panel& panel) {
+  const bool left = std::is_same<typename Panel::array_layout, Kokkos::LayoutLeft>::value;
+  const std::int64_t rows = panel.extent(0), cols = panel.extent(1);
   for_each_index<ExecSpace>(
-      "tilemm::copy_panel", panel.extent(0), panel.extent(1),
-      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+      "tilemm::copy_panel", left ? cols : rows, left ? rows : cols,
+      KOKKOS_LAMBDA(const std::int64_t slow, const std::int64_t fast) {
+        const std::int64_t i = left ? fast : slow, j = left ? slow : fast;
         panel(i, j) = x(r0 + i, c0 + j);
       });
 }

@@ -9,7 +9,8 @@
 //   each step's columns of op(A) and one rank row its rows of op(B)):
 //     the owner column copies its columns of op(A) into a panel and broadcasts it along its
 //       process row; the owner row copies its rows of op(B) and broadcasts them down its column
-//       (MPI_Ibcast on the row and column communicators);
+//       (MPI_Ibcast on the row and column communicators); an owner whose piece holds its panel
+//       contiguously broadcasts from the piece, uncopied;
 //     the next step's broadcasts are posted before this step's local product runs, into the other
 //       of two panel buffers, so that they overlap it;
 //     C_local = alpha * Apanel * Bpanel + beta_s * C_local, by tilemm's kernel (the registry),
@@ -305,27 +306,36 @@ class SummaWorkspace final : public Session {
     reference_valid_ = reference_passes(*freivalds_, reference_.c, p_.k);
   }
 
-  /// The panels of step s as matrices on slot's buffers: op(A)'s columns (m_loc x kb, or kb x
-  /// m_loc as stored when A is transposed) and op(B)'s rows.
+  /// The panels of step s as matrices (op(A)'s columns, m_loc x kb, or kb x m_loc as stored when A
+  /// is transposed; op(B)'s rows): on the rank that owns them, where its piece holds them in one
+  /// contiguous run in the panel's own shape (op(A)'s columns of a column-major piece or a
+  /// transposed A's rows of a row-major one; op(B)'s rows of a row-major piece or a transposed B's
+  /// columns of a column-major one), views of the piece itself, which the broadcast sends uncopied;
+  /// else slot's buffers.
   std::pair<Matrix, Matrix> panels(std::size_t s, int slot) const {
-    const std::int64_t kb = steps_[s].second, lm = m_.local(), ln = n_.local();
+    const auto [k0, kb] = steps_[s];
+    const std::int64_t lm = m_.local(), ln = n_.local();
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
+    constexpr bool left = std::is_same<Layout, Kokkos::LayoutLeft>::value;
     Scalar* a = a_panel_[slot].data();
     Scalar* b = b_panel_[slot].data();
+    if (ka_.owner(k0) == grid_->col() && ta != left) a = a_.data() + ka_.to_local(k0) * lm;
+    if (kb_.owner(k0) == grid_->row() && tb == left) b = b_.data() + kb_.to_local(k0) * ln;
     return {ta ? Matrix(a, kb, lm) : Matrix(a, lm, kb), tb ? Matrix(b, ln, kb) : Matrix(b, kb, ln)};
   }
 
-  /// Copies step s's panels out of the owners' pieces and starts their broadcasts into `slot`.
+  /// Copies step s's panels out of the owners' pieces (where panels() gives slot's buffers) and
+  /// starts their broadcasts into `slot`.
   void post(std::size_t s, int slot) {
-    const auto [k0, kb] = steps_[s];
+    const std::int64_t k0 = steps_[s].first;
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
     const int a_root = ka_.owner(k0), b_root = kb_.owner(k0);
     const auto [a, b] = panels(s, slot);
-    if (a_root == grid_->col()) {
+    if (a_root == grid_->col() && a.data() == a_panel_[slot].data()) {
       const std::int64_t l = ka_.to_local(k0);
       copy_panel<ExecSpace>(a_, ta ? l : 0, ta ? 0 : l, a);
     }
-    if (b_root == grid_->row()) {
+    if (b_root == grid_->row() && b.data() == b_panel_[slot].data()) {
       const std::int64_t l = kb_.to_local(k0);
       copy_panel<ExecSpace>(b_, tb ? 0 : l, tb ? l : 0, b);
     }
