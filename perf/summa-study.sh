@@ -6,7 +6,13 @@
 #
 #   perf/summa-study.sh OUT_DIR
 #
+# With TILEMM_STUDY=panels it runs weak scaling alone, over NCCL, with SUMMA's block and panel swept
+# (results/specs/2026-11-26-summa-panels-P.yaml: block 2048 to 8192, panel 1024 to 8192; about 4
+# minutes on 4 H200), and ends with a table of weak efficiency and comm_exposed per block and panel
+# (OUT_DIR/panels.md).
+#
 # Environment:
+#   TILEMM_STUDY    scaling (default) or panels (above)
 #   TILEMM          the CUDA build's tilemm (default build-cuda/src/tilemm); with KOKKOS_PREFIX
 #                   set and no build there, build-cuda/ is configured and built first, as
 #                   perf/cuda-study.sh does, with MPI and NCCL (src/CMakeLists.txt finds NCCL in
@@ -21,7 +27,7 @@
 # OMP_NUM_THREADS says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -eq 1 ]] || { sed -n '2,24p' "$0"; exit 2; }
+[[ $# -eq 1 ]] || { sed -n '2,27p' "$0"; exit 2; }
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 tilemm=${TILEMM:-build-cuda/src/tilemm}
@@ -47,13 +53,40 @@ fi
 
 run() {  # run FAMILY COMM RANKS: one spec on RANKS ranks -> OUT_DIR/summa-FAMILY-COMM-RANKS-...
   local spec=$specs-$1.yaml file=$out/summa-$1-$2-$3-$tag-$day
-  [[ $1 == weak ]] && spec=$specs-weak-$3.yaml
+  [[ $1 != strong ]] && spec=$specs-$1-$3.yaml  # weak and panels: a spec per rank count
   [[ -f $spec ]] || { log "no spec $spec for $3 ranks"; exit 2; }
   sed "s/comm: nccl/comm: $2/" "$spec" >"$file.yaml"
   log "$1 scaling, $3 ranks, $2"
   "${mpirun[@]}" -n "$3" "$tilemm" "$file.yaml" --backend cuda --json "$file.json" | tee "$file.txt"
 }
 
+if [[ ${TILEMM_STUDY:-scaling} == panels ]]; then
+  for ranks in ${TILEMM_RANKS:-1 2 4}; do run panels nccl "$ranks"; done
+  # Weak efficiency against the one-process result of the same kernel and precision in this call.
+  python3 - "$out"/summa-panels-nccl-*-"$tag-$day".json >"$out/panels.md" <<'PY'
+import json, sys
+rows, base = [], {}
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        rows.append(r)
+        if r["ranks"] is None:
+            base[r["kernel"], r["precision"]] = r["gflops"]
+print("| kernel | precision | ranks | block | panel | TFLOP/s a rank | weak efficiency | comm_exposed "
+      "| SM MHz |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for r in sorted(rows, key=lambda r: (r["kernel"], r["precision"], r["ranks"] or 1, r["block"] or 0,
+                                     r["panel"] or 0)):
+    ranks, one = r["ranks"] or 1, base.get((r["kernel"], r["precision"]))
+    eff = "%.3f" % (r["gflops"] / (ranks * one)) if one else "-"
+    text = lambda key, form: "-" if r.get(key) is None else form % r[key]
+    print("| %s | %s | %d | %s | %s | %.1f | %s | %s | %s |" % (
+        r["kernel"], r["precision"], ranks, text("block", "%d"), text("panel", "%d"),
+        r["gflops"] / ranks / 1e3, eff, text("comm_exposed", "%.3f"), text("gpu_sm_clock_mhz", "%.0f")))
+PY
+  cat "$out/panels.md"
+  log "done: $out"
+  exit 0
+fi
 for family in weak strong; do
   for ranks in ${TILEMM_RANKS:-1 2 4}; do
     if ((ranks == 1)); then run "$family" nccl 1; continue; fi

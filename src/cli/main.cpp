@@ -39,6 +39,9 @@
 namespace {
 
 tilemm::StopFlag g_stop = 0;
+/// Whether this process prints the notes of a signal: every process but ranks 1, 2, ... of an MPI
+/// run, which the launcher passes the same signal to.
+volatile std::sig_atomic_t g_signal_notes = 1;
 
 extern "C" void on_signal(int signum) {
   g_stop = signum;
@@ -52,6 +55,7 @@ extern "C" void on_signal(int signum) {
   static const char note[] =
       "tilemm: signal received: stopping after the current kernel run (send it again to stop at "
       "once)\n";
+  if (!g_signal_notes) return;
   const int saved_errno = errno;
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, note, sizeof note - 1);
   errno = saved_errno;
@@ -84,6 +88,7 @@ struct Options {
   std::string json, csv;
   bool quiet = false;
   bool list_backends = false;
+  bool gpu_aware_mpi = false;
 };
 
 /// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
@@ -136,10 +141,12 @@ tilemm::RunContext gather_run_context(const std::string& backend,
 /// The problems of every spec file, checked with the files their results go to, on every rank:
 /// a failure on any rank ends them all. Rank 0 of an MPI run prints and writes the results; the
 /// others compute and stay quiet (their options say so from here on). `inputs` gets each file
-/// read, with its SHA-256.
+/// read, with its SHA-256. What reads a matrix file whole, its SHA-256 and the scan of its values,
+/// rank 0 does alone: the others read its header here and their own blocks later.
 std::vector<tilemm::Problem> load_problems(Options& options, const std::string& backend,
                                            std::vector<tilemm::InputFile>* inputs) {
-  if (tilemm::distributed::rank() != 0) {
+  const bool first = tilemm::distributed::rank() == 0;
+  if (!first) {
     options.json.clear();
     options.csv.clear();
     options.quiet = true;
@@ -147,10 +154,10 @@ std::vector<tilemm::Problem> load_problems(Options& options, const std::string& 
   std::vector<tilemm::Problem> problems;
   tilemm::distributed::on_all_ranks([&] {
     for (const auto& spec : options.specs) {
-      auto loaded = tilemm::load_spec(spec, inputs);
+      auto loaded = tilemm::load_spec(spec, first ? inputs : nullptr, /*scan_values=*/first);
       problems.insert(problems.end(), loaded.begin(), loaded.end());
     }
-    if (!options.list_backends && tilemm::distributed::rank() == 0) {
+    if (!options.list_backends && first) {
       tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
     }
   });
@@ -213,7 +220,9 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
   }
   if (g_stop) {
     for (auto& f : files) f->finish("interrupted");
-    std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+    if (g_signal_notes) {
+      std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+    }
     return 128 + g_stop;
   }
   for (auto& f : files) f->finish("complete");
@@ -266,6 +275,9 @@ void add_options(CLI::App& app, Options& options) {
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
   app.add_flag("--list-backends", options.list_backends,
                "print the backends of this build and exit");
+  app.add_flag("--gpu-aware-mpi", options.gpu_aware_mpi,
+               "MPI runs on GPUs: hand MPI the GPU buffers (an MPI built CUDA-aware) instead of "
+               "staging them through host memory");
   app.set_version_flag("--version", tilemm::version_text());
   app.footer(
       "Kokkos options pass through: --kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help.\n"
@@ -310,6 +322,9 @@ int run_cli(int argc, char** argv) {
 
   // Everything about the input is checked before Kokkos starts or anything is computed.
   const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
+  if (options.gpu_aware_mpi) {
+    tilemm::distributed::on_all_ranks([] { tilemm::distributed::request_device_buffers(); });
+  }
   std::vector<tilemm::InputFile> inputs;
   const std::vector<tilemm::Problem> problems = load_problems(options, backend, &inputs);
 
@@ -339,6 +354,7 @@ int run_cli(int argc, char** argv) {
   }
   // What ends a batch job early stops the run as SIGTERM does: a closed terminal or ssh session
   // (SIGHUP), Slurm's warning before its time limit (--signal=USR1@T), a CPU-time limit (SIGXCPU).
+  g_signal_notes = tilemm::distributed::rank() == 0;
   for (int signum : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGXCPU, SIGPIPE}) {
     std::signal(signum, on_signal);
   }

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,6 +66,20 @@ inline std::pair<std::int64_t, std::int64_t> file_order_position(std::int64_t e,
                                                                  std::int64_t cols,
                                                                  bool fortran_order) {
   return fortran_order ? std::pair{e % rows, e / rows} : std::pair{e / cols, e % cols};
+}
+
+/// Element `e` of the array data, in the file's own element order, as a double: for a reader that
+/// takes some of the elements only (a rank of a distributed run its blocks). Copied, not cast: the
+/// data of a file need not be aligned.
+inline double element(const File& file, std::int64_t e) {
+  if (file.header.item_bytes() == 8) {
+    double v;
+    std::memcpy(&v, file.data() + e * 8, 8);
+    return v;
+  }
+  float v;
+  std::memcpy(&v, file.data() + e * 4, 4);
+  return v;
 }
 
 /// The array data as doubles, in the file's own element order.

@@ -335,10 +335,10 @@ void read_outputs(const ProblemReader& r, std::vector<Problem>& problems) {
 }
 
 /// Reads problem #index and expands its sweep; `results_left` is what the file may still expand to,
-/// `files` the matrix files read already.
+/// `files` the matrix files read already (their values scanned with `scan_values`).
 std::vector<Problem> read_problem(const std::string& file, const YAML::Node& node,
                                   const YAML::Node& defaults, int index, std::int64_t& results_left,
-                                  MatrixFiles& files) {
+                                  MatrixFiles& files, bool scan_values) {
   ProblemReader r(file, node, defaults, index);
   Problem base = read_origin(r, file, node, index);
   read_single_values(r, base);
@@ -352,7 +352,8 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
 
   check_matrix_dtypes(r, headers, sweep.precisions);
   check_scalars_fit(r, base, sweep.precisions);
-  check_matrices_finite(r, base, files);  // last of the input checks, as it reads every value
+  // Last of the input checks, as it reads every value.
+  if (scan_values) check_matrices_finite(r, base, files);
   read_outputs(r, problems);
   return problems;
 }
@@ -460,7 +461,8 @@ void check_top_level(const std::string& path, YAML::Node root) {
 
 }  // namespace
 
-std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs) {
+std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs,
+                               bool scan_values) {
   const std::string bytes = read_spec_bytes(path);
   // Not const: for a missing key yaml-cpp's const operator[] gives a node that throws when used,
   // the other an undefined node.
@@ -472,8 +474,8 @@ std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* 
   std::int64_t results_left = kMaxResults;
   MatrixFiles files;
   for (std::size_t i = 0; i < problems.size(); ++i) {
-    auto expanded =
-        read_problem(path, problems[i], defaults, static_cast<int>(i), results_left, files);
+    auto expanded = read_problem(path, problems[i], defaults, static_cast<int>(i), results_left,
+                                 files, scan_values);
     out.insert(out.end(), expanded.begin(), expanded.end());
   }
   if (inputs) {

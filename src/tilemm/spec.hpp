@@ -16,8 +16,11 @@ struct InputFile {
 };
 
 /// Loads a spec file and expands its sweeps; appends the spec and each matrix file it read, once,
-/// to `inputs`. Throws InputError on any problem with the files.
-std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs = nullptr);
+/// to `inputs`. Throws InputError on any problem with the files. Without `scan_values` the matrix
+/// files' values are not scanned for NaN and Inf: a rank of an MPI run other than rank 0, which
+/// scans them for every rank (its verdict reaches the others through distributed/world.hpp).
+std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs = nullptr,
+                               bool scan_values = true);
 
 /// The keys a problem may have (also allowed under `defaults:`, but for `name`).
 const std::vector<std::string>& problem_keys();

@@ -1,8 +1,10 @@
 // tilemm's distributed product (distributed/summa.hpp) against ScaLAPACK's p?gemm on the same
 // distribution: for every grid of the ranks (1x1; 1x2, 2x1; 1x4, 4x1, 2x2), every op, layout,
 // precision and kernel, on extents that no block and no panel divide, each rank's piece of C must
-// match ScaLAPACK's within the validation's bound, and pass tilemm's own validation. Run under
-// mpiexec; exits 0 when every case passes, 1 otherwise (rank 0 names the failing cases).
+// match ScaLAPACK's within the validation's bound, and pass tilemm's own validation. The cases of
+// one kernel read A, B and C from .npy files that hold the same values (each rank reads its own
+// blocks of them), in the other element order than the layout's. Run under mpiexec; exits 0 when
+// every case passes, 1 otherwise (rank 0 names the failing cases).
 //   scalapack_check [COMM]   COMM: the key `comm` of every case (default auto: NCCL on GPUs of a
 //                            build with NCCL, which needs a GPU a rank; mpi with fewer GPUs)
 #include <mpi.h>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +49,7 @@ struct Case {
   std::string kernel;
   double beta;
   std::string comm;
+  bool files;  // A, B and C from .npy files
 };
 
 /// A ScaLAPACK matrix: its descriptor and this rank's column-major piece, filled by tilemm's
@@ -90,6 +94,36 @@ constexpr int kM = 37, kN = 29, kK = 41, kBlock = 8, kPanel = 5;
 constexpr double kAlpha = 1.25;
 constexpr std::uint64_t kSeed = 7;
 
+/// Stored matrix `id` (rows x cols) by the value-by-position rule, written by rank 0 into a .npy
+/// file of Scalar's dtype (in Fortran order with `fortran`) and read by every rank as a spec's
+/// file is.
+template <class Scalar>
+tilemm::NpySource rule_file(tilemm::MatrixId id, std::int64_t rows, std::int64_t cols,
+                            bool fortran) {
+  int me = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  tilemm::NpySource src;
+  src.path = "scalapack_check_" + std::to_string(ranks) + "ranks_" +
+             std::to_string(static_cast<int>(id)) + ".npy";
+  if (me == 0) {
+    std::vector<Scalar> values(std::size_t(rows * cols));
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t j = 0; j < cols; ++j) {
+        values[fortran ? j * rows + i : i * cols + j] =
+            static_cast<Scalar>(tilemm::uniform_value(kSeed, id, i * cols + j));
+      }
+    }
+    tilemm::npy::write(src.path, values.data(), rows, cols, fortran);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  src.rows = rows;
+  src.cols = cols;
+  src.fortran_order = fortran;
+  src.file = std::make_shared<const tilemm::npy::File>(tilemm::npy::read(src.path));
+  return src;
+}
+
 /// Runs one case on this rank; returns whether its piece of C agrees (false on every rank when
 /// the case fails anywhere).
 template <class Scalar, class Layout>
@@ -104,6 +138,14 @@ bool check(const Case& c, int context) {
   p.seed = kSeed;
   p.runs = {tilemm::KernelRun{c.kernel, {}}};
   p.distribution = {c.rows, c.cols, kBlock, kPanel, c.comm};
+  const bool ta = c.ta == tilemm::Trans::T, tb = c.tb == tilemm::Trans::T;
+  using tilemm::MatrixId;
+  if (c.files) {
+    const bool fortran = c.layout == tilemm::Layout::Right;
+    p.a = rule_file<Scalar>(MatrixId::A, ta ? kK : kM, ta ? kM : kK, fortran);
+    p.b = rule_file<Scalar>(MatrixId::B, tb ? kN : kK, tb ? kK : kN, fortran);
+    p.c = rule_file<Scalar>(MatrixId::C, kM, kN, fortran);
+  }
   tilemm::Plan plan;
   plan.problem = &p;
   tilemm::distributed::SummaWorkspace<Kokkos::DefaultExecutionSpace, Scalar, Layout> ws(
@@ -115,8 +157,6 @@ bool check(const Case& c, int context) {
   int me = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   const int row = me / c.cols, col = me % c.cols;
-  const bool ta = c.ta == tilemm::Trans::T, tb = c.tb == tilemm::Trans::T;
-  using tilemm::MatrixId;
   ScaMatrix<Scalar> a(context, ta ? kK : kM, ta ? kM : kK, kBlock, row, col, c.rows, c.cols, kSeed,
                       MatrixId::A, true);
   ScaMatrix<Scalar> b(context, tb ? kN : kK, tb ? kK : kN, kBlock, row, col, c.rows, c.cols, kSeed,
@@ -175,16 +215,19 @@ int main(int argc, char** argv) {
             for (const auto precision : {tilemm::Precision::Double, tilemm::Precision::Float}) {
               for (const auto& kernel : tilemm::kernel_names()) {
                 // beta = 0 (C0 poisoned: never read) and beta != 0, in turn.
-                const Case c{rows, cols, ta, tb, layout, precision, kernel, cases % 2 ? 0.5 : 0.0,
-                             comm};
+                const Case c{rows,   cols,
+                             ta,     tb,
+                             layout, precision,
+                             kernel, cases % 2 ? 0.5 : 0.0,
+                             comm,   kernel == "tiled"};
                 ++cases;
                 if (check_case(c, context)) continue;
                 ++failed;
                 if (me == 0) {
-                  std::printf("FAILED: grid %dx%d op %s%s layout %s %s kernel %s beta %g\n", rows,
+                  std::printf("FAILED: grid %dx%d op %s%s layout %s %s kernel %s beta %g%s\n", rows,
                               cols, to_string(ta).c_str(), to_string(tb).c_str(),
                               to_string(layout).c_str(), to_string(precision).c_str(),
-                              kernel.c_str(), c.beta);
+                              kernel.c_str(), c.beta, c.files ? " from .npy files" : "");
                 }
               }
             }

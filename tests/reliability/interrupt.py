@@ -126,6 +126,8 @@ def main():
         fail("exit status %d, expected %d" % (proc.returncode, args.exit))
     if args.signal != "KILL" and HEARD not in stderr:
         fail("stderr does not say at once that the signal was heard")
+    if stderr.count(HEARD) > 1:  # every rank of an MPI run hears it; rank 0 alone says so
+        fail("stderr says %d times that the signal was heard" % stderr.count(HEARD))
     if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
         fail("stderr does not say which signal stopped the run")
     # A result is written to the JSON, then to the CSV: a process killed between the two writes

@@ -72,34 +72,46 @@ void fill_piece(const View& x, std::uint64_t seed, MatrixId id, const LocalPiece
 }
 
 /// x = this rank's piece of the matrix in .npy file `file`: the elements of the rows `rows` and
-/// columns `cols` hold, at their local places (transposed in x with `transposed`). Every rank
-/// walks the whole file, read once when the spec was read, and keeps its own elements.
+/// columns `cols` hold, at their local places (transposed in x with `transposed`), copied out of
+/// the file mapped when the spec was read. A rank reads its own blocks only; rank 0 alone read the
+/// whole file, for its SHA-256 and its scan for NaN and Inf (cli/main.cpp).
 template <class ExecSpace, class View>
 void read_piece(const View& x, const NpySource& file, const BlockCyclic& rows,
                 const BlockCyclic& cols, bool transposed) {
   using Scalar = typename View::non_const_value_type;
-  const npy::Header& header = file.file->header;
   const auto host = Kokkos::create_mirror_view(x);
-  const auto take = [&](const double* values, std::size_t first, std::size_t count) {
-    for (std::size_t e = first; e < first + count; ++e) {
-      const auto [i, j] = npy::file_order_position(static_cast<std::int64_t>(e), file.rows,
-                                                   file.cols, header.fortran_order);
-      if (rows.owner(i) != rows.me || cols.owner(j) != cols.me) continue;
-      const std::int64_t li = rows.to_local(i), lj = cols.to_local(j);
-      (transposed ? host(lj, li) : host(li, lj)) = static_cast<Scalar>(values[e - first]);
-    }
-    return true;
-  };
-  npy::for_each_piece(*file.file, take);
+  // Each thread walks the file forward: the outer loop takes the file's slow index (rows in C
+  // order, columns in Fortran order).
+  const bool fortran = file.fortran_order;
+  const BlockCyclic& outer = fortran ? cols : rows;
+  const BlockCyclic& inner = fortran ? rows : cols;
+  const std::int64_t stride = fortran ? file.rows : file.cols, inner_local = inner.local();
+  Kokkos::parallel_for(
+      "tilemm::read_piece",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, outer.local()),
+      [&](const std::int64_t o) {
+        const std::int64_t first = outer.to_global(o) * stride;
+        for (std::int64_t l = 0; l < inner_local; ++l) {
+          const auto v = static_cast<Scalar>(npy::element(*file.file, first + inner.to_global(l)));
+          const std::int64_t i = fortran ? l : o, j = fortran ? o : l;
+          (transposed ? host(j, i) : host(i, j)) = v;
+        }
+      });
+  Kokkos::fence();
   Kokkos::deep_copy(x, host);
 }
 
-/// panel = x(rows [r0, r0 + panel rows), cols [c0, c0 + panel cols)).
+/// panel = x(rows [r0, r0 + panel rows), cols [c0, c0 + panel cols)). Consecutive indices walk
+/// the layout's contiguous dimension, so that a GPU's neighbouring threads touch neighbouring
+/// elements of both views.
 template <class ExecSpace, class Panel, class View>
 void copy_panel(const View& x, std::int64_t r0, std::int64_t c0, const Panel& panel) {
+  const bool left = std::is_same<typename Panel::array_layout, Kokkos::LayoutLeft>::value;
+  const std::int64_t rows = panel.extent(0), cols = panel.extent(1);
   for_each_index<ExecSpace>(
-      "tilemm::copy_panel", panel.extent(0), panel.extent(1),
-      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+      "tilemm::copy_panel", left ? cols : rows, left ? rows : cols,
+      KOKKOS_LAMBDA(const std::int64_t slow, const std::int64_t fast) {
+        const std::int64_t i = left ? fast : slow, j = left ? slow : fast;
         panel(i, j) = x(r0 + i, c0 + j);
       });
 }

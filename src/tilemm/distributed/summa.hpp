@@ -9,18 +9,22 @@
 //   each step's columns of op(A) and one rank row its rows of op(B)):
 //     the owner column copies its columns of op(A) into a panel and broadcasts it along its
 //       process row; the owner row copies its rows of op(B) and broadcasts them down its column
-//       (MPI_Ibcast on the row and column communicators);
+//       (MPI_Ibcast on the row and column communicators); an owner whose piece holds its panel
+//       contiguously broadcasts from the piece, uncopied;
 //     the next step's broadcasts are posted before this step's local product runs, into the other
 //       of two panel buffers, so that they overlap it;
 //     C_local = alpha * Apanel * Bpanel + beta_s * C_local, by tilemm's kernel (the registry),
 //       with beta_s the problem's beta at the first step and 1 after it.
 //
 // On a backend whose memory the host cannot reach (CUDA), panels go through host buffers: the
-// owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or,
-// where the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
+// owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or MPI
+// broadcasts the GPU buffers themselves where the run asked for it (--gpu-aware-mpi); or, where
+// the build has NCCL, NCCL broadcasts them between the GPUs (nccl_broadcasts.hpp).
 // Validation is per rank: its piece of C against a double-precision gemm of its rows of op(A) and
-// columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read whole
-// from the problem's .npy files).
+// columns of op(B) (validate.hpp), generated whole by the value-by-position rule (or read from the
+// problem's .npy files, each rank its own rows and columns).
+// The run's time is the slowest rank's, from a barrier to its last product's end; the share of it
+// that rank's local products did not cover (product_clock.hpp) is the exposed communication.
 #pragma once
 
 #include <mpi.h>
@@ -38,6 +42,7 @@
 
 #include "tilemm/distributed/local_matrices.hpp"
 #include "tilemm/distributed/nccl_broadcasts.hpp"
+#include "tilemm/distributed/product_clock.hpp"
 #include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kernels/launch_error.hpp"
@@ -96,19 +101,16 @@ class SummaWorkspace final : public Session {
     Kokkos::fence();
     MPI_Barrier(world_);
     const auto start = std::chrono::steady_clock::now();
-    double waiting = 0;
     post(0, 0);
     for (std::size_t s = 0; s < steps_.size(); ++s) {
-      const auto wait_start = std::chrono::steady_clock::now();
       receive(s % 2);
-      waiting += seconds_since(wait_start);
       if (s + 1 < steps_.size()) post(s + 1, (s + 1) % 2);
       multiply(r, s);
     }
     Kokkos::fence();
     const double mine = seconds_since(start);
-    const double slowest = max_over_ranks(mine);
-    exposed_.push_back(max_over_ranks(waiting) / slowest);
+    const auto [slowest, rank] = max_and_rank(mine);
+    exposed_.push_back(exposed_share(mine, clock_.take(), slowest, rank));
     return slowest;
   }
 
@@ -146,8 +148,7 @@ class SummaWorkspace final : public Session {
     f.comm = comm_;
     f.distribution = "summa";
     const std::size_t from = exposed_.size() - std::min(timed, exposed_.size());
-    // With NCCL the host never waits for a broadcast: the share is not measured.
-    f.comm_exposed = uses_nccl() ? -1 : median_of({exposed_.begin() + from, exposed_.end()});
+    f.comm_exposed = median_of({exposed_.begin() + from, exposed_.end()});
     f.local_launch = launches_.at({r, steps_.front().second});
     return f;
   }
@@ -176,11 +177,22 @@ class SummaWorkspace final : public Session {
                        ": key 'comm': 'nccl' needs a CUDA backend and a build "
                        "with NCCL; 'mpi' or 'auto' broadcast over MPI");
     }
-    comm_ = kHostMemory ? "mpi" : "mpi (host-staged)";
+    // GPU data goes to MPI through host buffers, unless the run asked for an MPI that takes GPU
+    // memory (world.hpp, request_device_buffers).
+    staged_ = !kHostMemory && !device_buffers();
+    comm_ = kHostMemory ? "mpi" : staged_ ? "mpi (host-staged)" : "mpi (device buffers)";
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  /// The share of a run's time (`slowest`, the time of rank `slowest_rank`) that the local products
+  /// did not cover on that rank: its time (`mine` there) less its products' (`products`), over the
+  /// run's time. The same for every communicator; a collective.
+  static double exposed_share(double mine, double products, double slowest, int slowest_rank) {
+    const double uncovered = rank() == slowest_rank ? std::max(0.0, mine - products) : 0.0;
+    return slowest > 0 ? max_over_ranks(uncovered) / slowest : 0.0;
   }
 
   /// The launch of each kernel run for each K step's extents (a last, shorter step may differ),
@@ -223,7 +235,7 @@ class SummaWorkspace final : public Session {
       for (int slot = 0; slot < 2; ++slot) {
         a_panel_[slot] = Flat("tilemm::A_panel", lm * panel_);
         b_panel_[slot] = Flat("tilemm::B_panel", ln * panel_);
-        if (!kHostMemory) {
+        if (staged_) {
           a_host_[slot] = HostFlat("tilemm::A_panel_host", lm * panel_);
           b_host_[slot] = HostFlat("tilemm::B_panel_host", ln * panel_);
         }
@@ -294,27 +306,36 @@ class SummaWorkspace final : public Session {
     reference_valid_ = reference_passes(*freivalds_, reference_.c, p_.k);
   }
 
-  /// The panels of step s as matrices on slot's buffers: op(A)'s columns (m_loc x kb, or kb x
-  /// m_loc as stored when A is transposed) and op(B)'s rows.
+  /// The panels of step s as matrices (op(A)'s columns, m_loc x kb, or kb x m_loc as stored when A
+  /// is transposed; op(B)'s rows): on the rank that owns them, where its piece holds them in one
+  /// contiguous run in the panel's own shape (op(A)'s columns of a column-major piece or a
+  /// transposed A's rows of a row-major one; op(B)'s rows of a row-major piece or a transposed B's
+  /// columns of a column-major one), views of the piece itself, which the broadcast sends uncopied;
+  /// else slot's buffers.
   std::pair<Matrix, Matrix> panels(std::size_t s, int slot) const {
-    const std::int64_t kb = steps_[s].second, lm = m_.local(), ln = n_.local();
+    const auto [k0, kb] = steps_[s];
+    const std::int64_t lm = m_.local(), ln = n_.local();
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
+    constexpr bool left = std::is_same<Layout, Kokkos::LayoutLeft>::value;
     Scalar* a = a_panel_[slot].data();
     Scalar* b = b_panel_[slot].data();
+    if (ka_.owner(k0) == grid_->col() && ta != left) a = a_.data() + ka_.to_local(k0) * lm;
+    if (kb_.owner(k0) == grid_->row() && tb == left) b = b_.data() + kb_.to_local(k0) * ln;
     return {ta ? Matrix(a, kb, lm) : Matrix(a, lm, kb), tb ? Matrix(b, ln, kb) : Matrix(b, kb, ln)};
   }
 
-  /// Copies step s's panels out of the owners' pieces and starts their broadcasts into `slot`.
+  /// Copies step s's panels out of the owners' pieces (where panels() gives slot's buffers) and
+  /// starts their broadcasts into `slot`.
   void post(std::size_t s, int slot) {
-    const auto [k0, kb] = steps_[s];
+    const std::int64_t k0 = steps_[s].first;
     const bool ta = p_.trans_a == Trans::T, tb = p_.trans_b == Trans::T;
     const int a_root = ka_.owner(k0), b_root = kb_.owner(k0);
     const auto [a, b] = panels(s, slot);
-    if (a_root == grid_->col()) {
+    if (a_root == grid_->col() && a.data() == a_panel_[slot].data()) {
       const std::int64_t l = ka_.to_local(k0);
       copy_panel<ExecSpace>(a_, ta ? l : 0, ta ? 0 : l, a);
     }
-    if (b_root == grid_->row()) {
+    if (b_root == grid_->row() && b.data() == b_panel_[slot].data()) {
       const std::int64_t l = kb_.to_local(k0);
       copy_panel<ExecSpace>(b_, tb ? 0 : l, tb ? l : 0, b);
     }
@@ -330,7 +351,7 @@ class SummaWorkspace final : public Session {
               b_count = mpi_count(b.size(), "a B panel");
     Scalar* a_buffer = a.data();
     Scalar* b_buffer = b.data();
-    if constexpr (!kHostMemory) {
+    if (staged_) {
       a_buffer = a_host_[slot].data();
       b_buffer = b_host_[slot].data();
       if (a_root == grid_->col()) stage(a, a_host_[slot], true);
@@ -354,13 +375,14 @@ class SummaWorkspace final : public Session {
     }
   }
 
-  /// Waits for the broadcasts into `slot`; on a device, copies the received panels to it.
+  /// Waits for the broadcasts into `slot`; staged through the host, copies the received panels to
+  /// the device.
   void receive(int slot) {
 #ifdef TILEMM_HAVE_NCCL
     if (nccl_) return nccl_->receive(slot);
 #endif
     MPI_Waitall(2, requests_[slot].data(), MPI_STATUSES_IGNORE);
-    if constexpr (!kHostMemory) {
+    if (staged_) {
       const auto [a, b] = panels(posted_[slot], slot);
       if (ka_.owner(steps_[posted_[slot]].first) != grid_->col()) stage(a, a_host_[slot], false);
       if (kb_.owner(steps_[posted_[slot]].first) != grid_->row()) stage(b, b_host_[slot], false);
@@ -377,7 +399,9 @@ class SummaWorkspace final : public Session {
     g.c = c_;
     g.alpha = static_cast<Scalar>(p_.alpha);
     g.beta = s == 0 ? static_cast<Scalar>(p_.beta) : Scalar(1);
+    clock_.start(s);
     Registry::run(p_.runs[r].kernel, launches_.at({r, steps_[s].second}), g, partials_);
+    clock_.stop(s);
   }
 
   const Plan& plan_;
@@ -398,19 +422,14 @@ class SummaWorkspace final : public Session {
   bool has_c_ = false;
   Reference<ExecSpace, Layout> reference_;
   std::optional<Freivalds> freivalds_;
-  bool reference_valid_ = true;  // this rank's reference passes Freivalds' check
-  std::vector<double> exposed_;  // per run: the slowest rank's wait, a share of the product's time
-  std::string comm_;             // the broadcasts' library, as results name it
+  bool reference_valid_ = true;    // this rank's reference passes Freivalds' check
+  ProductClock<ExecSpace> clock_;  // the local products' time in a run
+  std::vector<double> exposed_;    // per run: exposed_share()
+  std::string comm_;               // the broadcasts' library, as results name it
+  bool staged_ = false;            // MPI broadcasts GPU data through host buffers
 #ifdef TILEMM_HAVE_NCCL
   std::unique_ptr<NcclBroadcasts> nccl_;  // NCCL's communicators and stream, when it broadcasts
 #endif
-  bool uses_nccl() const {
-#ifdef TILEMM_HAVE_NCCL
-    return nccl_ != nullptr;
-#else
-    return false;
-#endif
-  }
 };
 
 }  // namespace tilemm::distributed

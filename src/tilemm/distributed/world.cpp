@@ -6,12 +6,16 @@
 
 #ifdef TILEMM_HAVE_MPI
 #include <mpi.h>
+#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's extensions: MPIX_Query_cuda_support
+#endif
 #endif
 
 namespace tilemm::distributed {
 namespace {
 
 bool g_failure_agreed = false;
+bool g_device_buffers = false;
 
 #ifdef TILEMM_HAVE_MPI
 /// Whether a launcher started this process: Open MPI's mpirun, or a PMI or PMIx launcher such as
@@ -61,6 +65,25 @@ MpiScope::~MpiScope() {
 #ifdef TILEMM_HAVE_MPI
   if (started_ && mpi_running()) MPI_Finalize();
 #endif
+}
+
+void request_device_buffers() {
+#ifdef TILEMM_HAVE_MPI
+  if (!mpi_running()) return;
+#ifdef OMPI_HAVE_MPI_EXT_CUDA
+  if (MPIX_Query_cuda_support() != 1) {
+    throw InputError(
+        "--gpu-aware-mpi: this MPI is not CUDA-aware (Open MPI's MPIX_Query_cuda_support() says "
+        "so): it cannot take GPU buffers; leave the flag out to stage GPU data through host "
+        "memory, or broadcast with NCCL (comm: nccl)");
+  }
+#endif
+  g_device_buffers = true;
+#endif
+}
+
+bool device_buffers() {
+  return g_device_buffers;
 }
 
 int rank() {

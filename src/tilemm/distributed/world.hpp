@@ -24,6 +24,14 @@ class MpiScope {
   bool started_ = false;
 };
 
+/// Asks that a distributed run hand MPI its GPU buffers rather than host copies of them (the CLI's
+/// --gpu-aware-mpi, for an MPI built CUDA-aware). Throws InputError where MPI says it cannot take
+/// GPU memory (Open MPI's MPIX_Query_cuda_support); an MPI that cannot say is trusted. Without MPI
+/// it does nothing.
+void request_device_buffers();
+/// Whether request_device_buffers() was granted: SUMMA then broadcasts GPU data in place over MPI.
+bool device_buffers();
+
 /// This process's rank and the number of ranks (0 and 1 without MPI).
 int rank();
 int size();
