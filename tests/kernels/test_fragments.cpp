@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "tilemm/kernels/tensor_tiled.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/tensor_tiled_launch.hpp"
 
 namespace tilemm::test {
 namespace {
@@ -186,13 +189,13 @@ void check_rows_layout() {
     for (int k = 0; k < K; ++k) rows[(block.m0 + r) * ld + block.k0 + k] = block.a(r, k);
   for (int lane = 0; lane < kLanes; ++lane) {
     const auto want = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
-    const auto got = Frag::load_a(rows.data(), ld, block.m0, block.k0, lane, true);
+    const auto got = Frag::load_a(rows.data(), {ld, true}, block.m0, block.k0, lane);
     for (int i = 0; i < Frag::kA; ++i) EXPECT_EQ(got.v[i], want.v[i]) << "lane " << lane;
     typename Frag::C c{}, c_rows{};
     Frag::product(c, block.As.data(), block.lda, block.Bs.data(), block.ldb, block.m0, block.n0,
                   block.k0, lane);
-    Frag::product(c_rows, rows.data(), ld, block.Bs.data(), block.ldb, block.m0, block.n0, block.k0,
-                  lane, true);
+    Frag::product(c_rows, rows.data(), {ld, true}, block.Bs.data(), block.ldb, block.m0, block.n0,
+                  block.k0, lane);
     for (int i = 0; i < Frag::kC; ++i) EXPECT_EQ(c_rows[i], c[i]) << "lane " << lane;
   }
 }
@@ -201,6 +204,49 @@ TEST(Fragments, RowsOfAHoldTheSameFragments) {
   check_rows_layout<double, 16>();
   check_rows_layout<float, 8>();
 }
+/// The swizzled As[m][k] of rows of 8 doubles (ScratchA, flip 3): every element in a slot of its
+/// own, each 16-byte run of a row kept whole and aligned in the same row; fragments loaded from it
+/// are those of the unswizzled block, and so is the lanes' plain product.
+TEST(Fragments, SwizzledRowsHoldTheSameFragments) {
+  using Frag = kernels::MmaFragment<double, 8>;
+  const kernels::ScratchA swizzled(8, true, 3);
+  constexpr int kRows = 32;
+  std::vector<int> taken(kRows * 8, 0);
+  for (int m = 0; m < kRows; ++m) {
+    for (int k = 0; k < 8; k += 2) {
+      const int at = swizzled(m, k);
+      EXPECT_EQ(at % 2, 0) << "row " << m << " run " << k / 2 << " aligned";
+      EXPECT_EQ(swizzled(m, k + 1), at + 1) << "row " << m << " run " << k / 2 << " whole";
+      EXPECT_EQ(at / 8, m) << "row " << m << " run " << k / 2 << " in its row";
+      ++taken[at];
+      ++taken[at + 1];
+    }
+  }
+  for (int t : taken) EXPECT_EQ(t, 1) << "each slot taken once";
+  const auto value = [](int m, int k) {
+    return 1.0 + m + 100.0 * k;
+  };
+  std::vector<double> As(kRows * 8), Bs(8 * 8);
+  std::vector<double> plain_a(8 * kRows);  // the same block unswizzled, As[k][m]
+  for (int m = 0; m < kRows; ++m) {
+    for (int k = 0; k < 8; ++k) As[swizzled(m, k)] = plain_a[k * kRows + m] = value(m, k);
+  }
+  for (int i = 0; i < 64; ++i) Bs[i] = 2.0 - i;
+  for (const int m0 : {0, 16}) {
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const auto got = Frag::load_a(As.data(), swizzled, m0, 0, lane);
+      for (int i = 0; i < Frag::kA; ++i) {
+        EXPECT_EQ(got.v[i], value(m0 + Frag::a_row(lane, i), Frag::a_col(lane, i)))
+            << "lane " << lane << " A element " << i;
+      }
+      Frag::C c{}, want{};
+      Frag::product(c, As.data(), swizzled, Bs.data(), 8, m0, 0, 0, lane);
+      Frag::product(want, plain_a.data(), kRows, Bs.data(), 8, m0, 0, 0, lane);
+      for (int i = 0; i < Frag::kC; ++i) EXPECT_EQ(c[i], want[i]) << "lane " << lane;
+    }
+  }
+}
+
 TEST(Fragments, DoubleAsM8N8K4) {
   check_m8n8k4_halves<4>();
   check_m8n8k4_halves<8>();
@@ -219,12 +265,12 @@ const auto* const kKokkos = ::testing::AddGlobalTestEnvironment(new KokkosEnviro
 /// share of a panel into registers and deposits it into scratch; together they must write the
 /// whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for panels inside
 /// and over the edges of a matrix that divides no tile, read 4 neighbours a load (`aligned`) or
-/// one.
-template <class Layout>
+/// one. Where a panel lies inside op(X) along the scratch rows, the copy stages' copies must write
+/// the same panel. As is read by the kernel's layout of it (As[k][m], or As[m][k] swizzled).
+template <class Tile, class Layout>
 void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  using Kernel =
-      kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 128, 8, 64, 32>>;
+  using Kernel = kernels::TensorTiledGemm<Space, double, Layout, Tile>;
   using Matrix = typename Kernel::Operands::matrix;
   const int M = 152, N = 140, K = 20;  // runs of 4 aligned, and no tile divides them
   const Matrix A("A", transposed_a ? K : M, transposed_a ? M : K);
@@ -239,6 +285,17 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   k.g.c = Matrix("C", M, N);
   ASSERT_TRUE(k.g.a.runs_aligned(4) && k.g.b.runs_aligned(4));
   std::vector<double> buffer(Kernel::kBuffer);
+  const auto expect_panel = [&](const char* how, bool of_a, int row0, int col0, int k0) {
+    for (int kk = 0; kk < Kernel::BK; ++kk) {
+      for (int x = 0; x < (of_a ? Kernel::BM : Kernel::BN); ++x) {
+        const int i = of_a ? row0 + x : k0 + kk, j = of_a ? k0 + kk : col0 + x;
+        const double want =
+            i < (of_a ? M : K) && j < (of_a ? K : N) ? (of_a ? k.g.a(i, j) : k.g.b(i, j)) : 0.0;
+        const int at = of_a ? Kernel::a_layout()(x, kk) : Kernel::kAScalars + kk * Kernel::kLdb + x;
+        ASSERT_EQ(buffer[at], want) << how << (of_a ? " As, m " : " Bs, n ") << x << ", k " << kk;
+      }
+    }
+  };
   for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 16}}) {  // inside; edges
     std::fill(buffer.begin(), buffer.end(), -1.0);
     const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
@@ -251,27 +308,137 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
       Kernel::deposit(in_a, a, rank, quads_a, stage_a);
       Kernel::deposit(in_b, b, rank, quads_b, stage_b);
     }
-    for (int kk = 0; kk < 8; ++kk) {
-      for (int m = 0; m < 128; ++m) {
-        const int i = row0 + m, j = k0 + kk;
-        const double want = i < M && j < K ? k.g.a(i, j) : 0.0;
-        ASSERT_EQ(buffer[kk * Kernel::kLda + m], want) << "As[" << kk << "][" << m << "]";
+    expect_panel("staged", true, row0, col0, k0);
+    expect_panel("staged", false, row0, col0, k0);
+    if constexpr (Kernel::kCopies > 0) {
+      std::fill(buffer.begin(), buffer.end(), -1.0);
+      const bool copy_a = a.dst_along_lines() && a.inside(k.g.a);
+      const bool copy_b = b.dst_along_lines() && b.inside(k.g.b);
+      for (int rank = 0; rank < Kernel::kLanes; ++rank) {
+        if (copy_a)
+          Kernel::template copy<Kernel::kStageA / 4>(k.g.a, a, a.walk(rank, Kernel::kLanes, 4));
+        if (copy_b)
+          Kernel::template copy<Kernel::kStageB / 4>(k.g.b, b, b.walk(rank, Kernel::kLanes, 4));
       }
-      for (int n = 0; n < 128; ++n) {
-        const int i = k0 + kk, j = col0 + n;
-        const double want = i < K && j < N ? k.g.b(i, j) : 0.0;
-        ASSERT_EQ(buffer[8 * Kernel::kLda + kk * Kernel::kLdb + n], want)
-            << "Bs[" << kk << "][" << n << "]";
-      }
+      if (copy_a) expect_panel("copied", true, row0, col0, k0);
+      if (copy_b) expect_panel("copied", false, row0, col0, k0);
     }
   }
 }
 
 TEST(TensorTiledStaging, EveryRankStagesItsShare) {
+  using AsKM = kernels::TensorTile<128, 128, 8, 64, 32>;          // As[k][m]
+  using AsSwizzled = kernels::TensorTile<128, 64, 8, 64, 32, 3>;  // As[m][k], swizzled
+  using AsPadded = kernels::TensorTile<64, 64, 16, 32, 32, 2>;    // As[m][k], padded rows
   for (int op = 0; op < 4; ++op) {
     for (const bool aligned : {false, true}) {
-      check_staging<Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging<AsKM, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<AsKM, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging<AsSwizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<AsSwizzled, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging<AsPadded, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+    }
+  }
+}
+
+/// Shared-memory wavefronts of one warp-wide access of `bytes` a lane at the byte offsets `at`, by
+/// CUDA's model: 32 banks of 4 bytes; 8-byte accesses served a half-warp at a time, 16-byte ones a
+/// quarter-warp; within one, a bank serves one 4-byte word a wavefront (lanes that read the same
+/// word share it). A warp needs at least 32 x bytes / 128.
+int wavefronts(const std::vector<long>& at, int bytes) {
+  const int group = 128 / bytes;
+  int total = 0;
+  for (int first = 0; first < kLanes; first += group) {
+    std::vector<std::vector<long>> words(32);  // the distinct words each bank serves
+    for (int lane = first; lane < first + group; ++lane) {
+      for (long word = at[lane] / 4; word < (at[lane] + bytes) / 4; ++word) {
+        auto& bank = words[word % 32];
+        if (std::find(bank.begin(), bank.end(), word) == bank.end()) bank.push_back(word);
+      }
+    }
+    std::size_t most = 0;
+    for (const auto& bank : words) most = std::max(most, bank.size());
+    total += int(most);
+  }
+  return total;
+}
+
+/// For every tile of the table, every warp's fragment loads (tensor_tiled.hpp, mma_block) take the
+/// fewest wavefronts at every k-step: one a warp in float, two in double. The loads of a scratch
+/// whose every element holds its own offset give the addresses that the lanes read.
+template <class Scalar>
+void check_fragment_loads_conflict_free() {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Launch = kernels::TensorTiled<Space, Scalar, Kokkos::LayoutRight>;
+  kernels::any_of_types(typename Launch::Tiles{}, [](auto tile) {
+    using Kernel = kernels::TensorTiledGemm<Space, Scalar, Kokkos::LayoutRight, decltype(tile)>;
+    using Frag = typename Kernel::Frag;
+    const std::string name = decltype(tile)::tiling().to_string();
+    std::vector<Scalar> offsets(Kernel::kBuffer);
+    std::iota(offsets.begin(), offsets.end(), Scalar(0));  // exact in float at these sizes
+    const Scalar* As = offsets.data();
+    const Scalar* Bs = As + Kernel::kAScalars;
+    const int fewest = kLanes * int(sizeof(Scalar)) / 128;
+    const auto expect_fewest = [&](const char* what, int f, int kk, int i, const auto& loaded) {
+      std::vector<long> at(kLanes);
+      for (int lane = 0; lane < kLanes; ++lane) at[lane] = long(loaded[lane].v[i]) * sizeof(Scalar);
+      EXPECT_EQ(wavefronts(at, sizeof(Scalar)), fewest)
+          << name << ": " << what << " fragment " << f << ", k " << kk << ", element " << i;
+    };
+    for (int warp = 0; warp < Kernel::kWarps; ++warp) {
+      const int wm0 = (warp / Kernel::kWarpsN) * Kernel::WM;
+      const int wn0 = (warp % Kernel::kWarpsN) * Kernel::WN;
+      for (int kk = 0; kk < Kernel::BK; kk += Kernel::kInstK) {
+        for (int f = 0; f < Kernel::FM; ++f) {
+          std::vector<typename Frag::A> a(kLanes);
+          for (int lane = 0; lane < kLanes; ++lane)
+            a[lane] = Frag::load_a(As, Kernel::a_layout(), wm0 + Frag::kM * f, kk, lane);
+          for (int i = 0; i < Frag::kA; ++i) expect_fewest("A", f, kk, i, a);
+        }
+        for (int f = 0; f < Kernel::FN; ++f) {
+          std::vector<typename Frag::B> b(kLanes);
+          for (int lane = 0; lane < kLanes; ++lane)
+            b[lane] = Frag::load_b(Bs, Kernel::kLdb, kk, wn0 + Frag::kN * f, lane);
+          for (int i = 0; i < Frag::kB; ++i) expect_fewest("B", f, kk, i, b);
+        }
+      }
+    }
+    return false;  // on to the next tile
+  });
+}
+
+TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
+  check_fragment_loads_conflict_free<float>();
+  check_fragment_loads_conflict_free<double>();
+}
+
+/// The copies into a swizzled As (A contiguous along k, NN in LayoutRight) take the fewest
+/// wavefronts too: each quarter-warp's 16-byte writes one.
+TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
+                                          kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
+  static_assert(Kernel::kSwizzled, "the tile keeps As swizzled");
+  using Matrix = typename Kernel::Operands::matrix;
+  Kernel k{};
+  k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
+  std::vector<double> buffer(Kernel::kBuffer);
+  const auto a = k.a_panel(buffer.data(), 0, 0);
+  ASSERT_TRUE(a.dst_along_lines());
+  for (int warp = 0; warp < Kernel::kWarps; ++warp) {
+    std::vector<kernels::PanelWalk> walks;
+    for (int lane = 0; lane < kLanes; ++lane)
+      walks.push_back(a.walk(32 * warp + lane, Kernel::kLanes, 4));
+    for (int s = 0; s < Kernel::kStageA / 4; ++s) {
+      for (int i = 0; i < 4; i += 2) {  // a quad's two 16-byte copies
+        std::vector<long> at(kLanes);
+        for (int lane = 0; lane < kLanes; ++lane) {
+          ASSERT_TRUE(walks[lane].more());
+          at[lane] = (&a.at(walks[lane].line, walks[lane].pos() + i) - buffer.data()) * 8L;
+        }
+        EXPECT_EQ(wavefronts(at, 16), 4) << "warp " << warp << ", quad " << s << ", copy " << i / 2;
+      }
+      for (auto& w : walks) w.next();
     }
   }
 }

@@ -43,8 +43,10 @@
 // reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
 // quarters of the 32 banks: a pad of 8 floats (row length 8 mod 32), 4 doubles (4 mod 16, read
 // by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
-// floats, BK + 2 doubles (BK = 8) or BK + 4 (BK = 16) put rows 0..7 in distinct quarters too and
-// keep each row 16-byte aligned for the copies. The launch (tensor_tiled_launch.hpp) picks the tile
+// floats or BK + 4 doubles (BK = 16) put rows 0..7 in distinct quarters too and keep each row
+// 16-byte aligned for the copies; rows of 8 doubles stay unpadded and swizzled instead (ScratchA,
+// tensor_tiled_fragment.hpp), which spares the copies' writes their conflicts too and fits three
+// buffers of 128x64x8 in a team's scratch. The launch (tensor_tiled_launch.hpp) picks the tile
 // from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
 // constant shares.
 #pragma once
@@ -90,8 +92,8 @@ struct TensorTiledGemm {
   static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
   static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
   static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
-  static constexpr int kPadRows = sizeof(Scalar) == 8 && BK % 16 != 0 ? 2 : 4;
-  static constexpr int kLda = kARows ? BK + kPadRows : BM + kPad, kLdb = BN + kPad;
+  static constexpr bool kSwizzled = kARows && sizeof(Scalar) == 8 && BK == 8;  // As[m][k] swizzled
+  static constexpr int kLda = kARows ? BK + (kSwizzled ? 0 : 4) : BM + kPad, kLdb = BN + kPad;
   static constexpr int kAScalars = (kARows ? BM : BK) * kLda;  // As of one buffer; Bs follows
   static constexpr int kBuffer = kAScalars + BK * kLdb;        // scalars of one buffer
   static constexpr int kAlign = 64;
@@ -107,7 +109,6 @@ struct TensorTiledGemm {
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
   using Member = typename Policy::member_type;
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
-  using Panel = ScratchPanel<Scalar>;
   using Acc = Scalar[FM][FN][Frag::kC];
   using TileType = Tile;
 
@@ -133,11 +134,26 @@ struct TensorTiledGemm {
     tile_n = (rank % per_band) / band_rows;
   }
 
+  /// Where element (m, k) of the A panel lies in a buffer.
+  KOKKOS_INLINE_FUNCTION static constexpr ScratchA a_layout() {
+    return {kLda, kARows, kSwizzled ? 3 : 0};
+  }
+  /// A panel in scratch: ScratchPanel's walk and rows, and As's swizzle where it has one.
+  struct Panel : ScratchPanel<Scalar> {
+    bool swizzled;
+    KOKKOS_INLINE_FUNCTION Panel(const ScratchPanel<Scalar>& p, bool swizzled_)
+        : ScratchPanel<Scalar>(p), swizzled(swizzled_) {}
+    KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
+      const int unswizzled = line * this->dst_line + pos * this->dst_pos;  // m kLda + k
+      return this->dst[swizzled ? a_layout()(unswizzled / kLda, unswizzled % kLda) : unswizzled];
+    }
+  };
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
-    return Panel(buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols());
+    return {{buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols()}, kSwizzled};
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
-    return Panel(buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols());
+    return {{buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols()},
+            false};
   }
 
   /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
@@ -227,7 +243,7 @@ struct TensorTiledGemm {
       typename Frag::ReadyB b[FN];
       TILEMM_UNROLL
       for (int i = 0; i < FM; ++i)
-        a[i] = Frag::ready(Frag::load_a(As, kLda, wm0 + Frag::kM * i, kk, lane, kARows));
+        a[i] = Frag::ready(Frag::load_a(As, a_layout(), wm0 + Frag::kM * i, kk, lane));
       TILEMM_UNROLL
       for (int j = 0; j < FN; ++j)
         b[j] = Frag::ready(Frag::load_b(Bs, kLdb, kk, wn0 + Frag::kN * j, lane));
@@ -249,8 +265,8 @@ struct TensorTiledGemm {
       for (int i = 0; i < FM; ++i) {
         TILEMM_UNROLL
         for (int j = 0; j < FN; ++j) {
-          Frag::product(acc[i][j], As, kLda, Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j, kk,
-                        lane, kARows);
+          Frag::product(acc[i][j], As, a_layout(), Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j,
+                        kk, lane);
         }
       }
     }

@@ -6,7 +6,7 @@
 //   A element i of a lane: row g + 8 (i % 2), column t + 4 (i / 2)         (k / 2 elements)
 //   B element i of a lane: row t + 4 i, column g                           (k / 4 elements)
 //   C element i of a lane: row g + 8 (i / 2), column 2 t + i % 2           (4 elements)
-//   load_a, load_b: a lane's elements from scratch (As[k][m] or As[m][k], Bs[k][n])
+//   load_a, load_b: a lane's elements from scratch (As[k][m] or As[m][k] by ScratchA, Bs[k][n])
 //   mma: C += A B over the warp, each lane giving its elements and taking its own of C
 //
 // These are the maps of PTX's mma.sync shapes m16n8k4, m16n8k8 and m16n8k16 (f64), and of
@@ -30,6 +30,24 @@
 #endif
 
 namespace tilemm::kernels {
+
+/// Where element (m, k) of an A block lies in scratch: As[k][m] in rows of `ld` scalars, or
+/// As[m][k] (`rows`), where rows whose m has bit 1 set take k XORed by 2 `flip`. That is a swizzle
+/// of unpadded rows: in rows of 8 doubles, flip 3 reverses the order of the four 16-byte runs in
+/// rows 2 and 3 of every 4 and keeps each run whole, so that rows m and m + 2, which start in the
+/// same banks, meet in none where a half-warp reads 4 consecutive k of rows 0..3 (a fragment load)
+/// or a quarter-warp writes runs 0 and 2, or 1 and 3, of rows 0..3 (a copy stage's writes). (The
+/// product (m & 2) flip rather than a choice keeps m + 8 visibly in the same place as m.)
+struct ScratchA {
+  int ld;
+  bool rows = false;
+  int flip = 0;
+  KOKKOS_INLINE_FUNCTION constexpr ScratchA(int ld_, bool rows_ = false, int flip_ = 0)
+      : ld(ld_), rows(rows_), flip(flip_) {}
+  KOKKOS_INLINE_FUNCTION constexpr int operator()(int m, int k) const {
+    return rows ? m * ld + (k ^ ((m & 2) * flip)) : k * ld + m;
+  }
+};
 
 /// The m16 x n8 x K fragments of one warp-wide multiply-accumulate in Scalar (K: 4, 8 or 16 in
 /// double, 8 in float).
@@ -64,17 +82,11 @@ struct MmaFragment {
     return 2 * (lane % 4) + i % 2;
   }
 
-  /// Where element (m, k) of A lies in As: As[k][m], rows of lda scalars, or As[m][k] (`rows`).
-  KOKKOS_INLINE_FUNCTION static constexpr int a_at(int lda, bool rows, int m, int k) {
-    return rows ? m * lda + k : k * lda + m;
-  }
-  /// A lane's elements of the A block at rows m0.., columns k0.. of As.
-  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, int lda, int m0, int k0, int lane,
-                                         bool rows = false) {
+  /// A lane's elements of the A block at rows m0.., columns k0.. of As (laid out by `at`).
+  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, ScratchA at, int m0, int k0, int lane) {
     A a;
     TILEMM_UNROLL
-    for (int i = 0; i < kA; ++i)
-      a.v[i] = As[a_at(lda, rows, m0 + a_row(lane, i), k0 + a_col(lane, i))];
+    for (int i = 0; i < kA; ++i) a.v[i] = As[at(m0 + a_row(lane, i), k0 + a_col(lane, i))];
     return a;
   }
   /// A lane's elements of the B block at rows k0.., columns n0.. of Bs (Bs[k][n], rows of ldb).
@@ -87,17 +99,15 @@ struct MmaFragment {
 
   /// Any backend: a lane's elements of C += A B, each from the rows of As and columns of Bs that
   /// the C map gives it.
-  KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, int lda, const Scalar* Bs,
-                                             int ldb, int m0, int n0, int k0, int lane,
-                                             bool rows = false) {
-    const int a_step = rows ? 1 : lda;  // from one k to the next in As
+  KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, ScratchA at, const Scalar* Bs,
+                                             int ldb, int m0, int n0, int k0, int lane) {
     TILEMM_UNROLL
     for (int i = 0; i < kC; ++i) {
-      const Scalar* a = As + a_at(lda, rows, m0 + c_row(lane, i), k0);
+      const int m = m0 + c_row(lane, i);
       const Scalar* b = Bs + k0 * ldb + n0 + c_col(lane, i);
       Scalar sum = c[i];
       TILEMM_UNROLL
-      for (int k = 0; k < K; ++k) sum += a[k * a_step] * b[k * ldb];
+      for (int k = 0; k < K; ++k) sum += As[at(m, k0 + k)] * b[k * ldb];
       c[i] = sum;
     }
   }

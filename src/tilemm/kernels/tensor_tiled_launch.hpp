@@ -12,7 +12,8 @@
 //   32x32x16/16x16    4 warps  the smallest; the default on CPUs, which emulate the warps
 // and tiles whose panels are copied asynchronously, S K blocks in flight (/sS, tensor_tiled.hpp),
 // where S buffers fit a CUDA team's scratch (else the plan refuses them):
-//   128x64x8/64x32/s2, 128x64x8/64x32/s4 (float), 64x128x8/32x64/s3, 128x64x16/64x32/s2 (float)
+//   128x64x8/64x32/s2, 128x64x8/64x32/s3, 128x64x8/64x32/s4 (float), 64x128x8/32x64/s3,
+//   128x64x16/64x32/s2 (float)
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
 // (tensor_tiled.hpp, perf/README.md). K is not split. Float with K below kSplitTf32MinK runs the
 // plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
@@ -39,11 +40,11 @@ struct TensorTiled {
                          TensorTile<64, 128, 16, 32, 64>, TensorTile<64, 64, 16, 32, 32>,
                          TensorTile<32, 32, 16, 16, 16>, TensorTile<128, 64, 8, 64, 32, 2>,
                          TensorTile<128, 64, 8, 64, 32, 4>, TensorTile<64, 128, 8, 32, 64, 3>,
-                         TensorTile<128, 64, 16, 64, 32, 2>>;
+                         TensorTile<128, 64, 16, 64, 32, 2>, TensorTile<128, 64, 8, 64, 32, 3>>;
   static std::string table() {
     return "128x128x16/64x32, 128x128x8/64x32, 128x64x16/64x32, 128x64x8/64x32, "
            "64x128x16/32x64, 64x64x16/32x32, 32x32x16/16x16, 128x64x8/64x32/s2, "
-           "128x64x8/64x32/s4, 64x128x8/32x64/s3, 128x64x16/64x32/s2";
+           "128x64x8/64x32/s4, 64x128x8/32x64/s3, 128x64x16/64x32/s2, 128x64x8/64x32/s3";
   }
   /// The shortest K at which float runs split TF32 on a GPU: each product carries up to 12 u of
   /// representation error (u = 2^-24), so (k + 14) u must stay within (k + 2) eps = (2k + 4) u.
