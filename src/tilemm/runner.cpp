@@ -99,7 +99,8 @@ bool run(const Plan& plan, const std::string& name,
   std::unique_ptr<Session> session;
   // A rank that fails to prepare (its allocation refused) ends every rank, with its message.
   distributed::on_all_ranks([&] { session = prepare(plan, name); });
-  if (!session->reference_valid()) {
+  // Every rank learns the verdict on the reference (a collective check); rank 0 speaks for them.
+  if (!session->reference_valid() && distributed::rank() == 0) {
     std::cerr << "tilemm: note: " << p.origin.where()
               << ": the reference from KokkosBlas::gemm fails Freivalds' check (a wrong BLAS?): "
                  "its results are judged by Freivalds' check alone\n";
