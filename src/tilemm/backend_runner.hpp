@@ -29,7 +29,7 @@ struct BackendRunner {
   static LaunchConfig plan(const Problem& p, const KernelRun& run) {
     return with_types(p, [&](auto scalar, auto layout) {
       return kernels::Registry<ExecSpace, decltype(scalar), decltype(layout)>::plan(
-          run.kernel, run.launch, {p.m, p.n, p.k});
+          run.kernel, run.launch, {p.m, p.n, p.k, p.trans_a, p.trans_b});
     });
   }
 

@@ -52,6 +52,9 @@ struct LaunchRequest {
 /// too large for the matrix would leave most of the machine idle).
 struct Extents {
   std::int64_t m = 0, n = 0, k = 0;
+  /// The ops, which decide along which of op(X)'s extents X runs in memory (tensor-tiled's default
+  /// depends on it).
+  Trans trans_a = Trans::N, trans_b = Trans::N;
 };
 
 /// The resolved launch of one kernel on one backend, reported with every result.

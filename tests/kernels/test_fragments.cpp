@@ -341,6 +341,41 @@ TEST(TensorTiledStaging, EveryRankStagesItsShare) {
   }
 }
 
+/// The launch's default counts on copies exactly where the kernel makes them: for an inner tile, K
+/// in whole blocks and aligned runs, TensorTiled::copies_can_engage (the plan's view, from the op
+/// and layout) agrees with TensorTiledGemm::copies_as_they_lie (the kernel's, from the operands),
+/// in one op of each layout. Returns whether they engage.
+template <class Layout>
+bool check_copies_engage(bool transposed_a, bool transposed_b) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Kernel =
+      kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
+  using Matrix = typename Kernel::Operands::matrix;
+  const int M = 256, N = 128, K = 32;
+  Kernel k{};
+  k.g.a = {Matrix("A", transposed_a ? K : M, transposed_a ? M : K), transposed_a};
+  k.g.b = {Matrix("B", transposed_b ? N : K, transposed_b ? K : N), transposed_b};
+  k.g.c = Matrix("C", M, N);
+  k.quads_a = k.g.a.runs_aligned(4);
+  k.quads_b = k.g.b.runs_aligned(4);
+  std::vector<double> buffer(Kernel::kBuffer);
+  const Extents e{M, N, K, transposed_a ? Trans::T : Trans::N, transposed_b ? Trans::T : Trans::N};
+  const bool engage = k.copies_as_they_lie(0, 0, buffer.data());
+  EXPECT_EQ(engage, (kernels::TensorTiled<Space, double, Layout>::copies_can_engage(e)))
+      << "op " << to_string(e.trans_a) << to_string(e.trans_b);
+  return engage;
+}
+
+TEST(TensorTiledStaging, DefaultCountsOnCopiesWhereTheyEngage) {
+  int right = 0, left = 0;
+  for (int op = 0; op < 4; ++op) {
+    right += check_copies_engage<Kokkos::LayoutRight>(op & 1, op & 2);
+    left += check_copies_engage<Kokkos::LayoutLeft>(op & 1, op & 2);
+  }
+  EXPECT_EQ(right, 1) << "NN alone in LayoutRight";
+  EXPECT_EQ(left, 1) << "TT alone in LayoutLeft";
+}
+
 /// Shared-memory wavefronts of one warp-wide access of `bytes` a lane at the byte offsets `at`, by
 /// CUDA's model: 32 banks of 4 bytes; 8-byte accesses served a half-warp at a time, 16-byte ones a
 /// quarter-warp; within one, a bank serves one 4-byte word a wavefront (lanes that read the same

@@ -1,12 +1,13 @@
 // The tensor-tiled kernel's launch (tensor_tiled.hpp holds the kernel): its table of compiled
-// tiles, the default tile per backend and precision, the checks of a launch, and the launch.
+// tiles, the default tile per backend, precision and op, the checks of a launch, and the launch.
 //
 // Tiles, BMxBNxBK/WMxWN (WM x WN: a warp's region), a team of 32 lanes a warp on a GPU:
 //   128x128x16/64x32  8 warps  split TF32 (m16n8k8) in float; double: one buffer, m16n8k16
 //   128x128x8/64x32   8 warps  m16n8k8 f64 in double
-//   128x64x16/64x32   4 warps  two teams a GPU multiprocessor; double's default: one buffer,
-//                              m16n8k16
-//   128x64x8/64x32    4 warps  float's default; double-buffered in double too (m16n8k8)
+//   128x64x16/64x32   4 warps  two teams a GPU multiprocessor; double's default where copies
+//                              cannot engage (below): one buffer, m16n8k16
+//   128x64x8/64x32    4 warps  float's default where copies cannot engage; double-buffered in
+//                              double too (m16n8k8)
 //   64x128x16/32x64   4 warps  the same, the warps' regions wide
 //   64x64x16/32x32    4 warps  the default for products of too few large tiles (m16n8k16 in double)
 //   32x32x16/16x16    4 warps  the smallest; the default on CPUs, which emulate the warps
@@ -14,6 +15,8 @@
 // where S buffers fit a CUDA team's scratch (else the plan refuses them):
 //   128x64x8/64x32/s2, 128x64x8/64x32/s3, 128x64x8/64x32/s4 (float), 64x128x8/32x64/s3,
 //   128x64x16/64x32/s2 (float)
+// whose copies can engage only where op(A) runs along k and op(B) along n in memory (NN in
+// LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
 // (tensor_tiled.hpp, perf/README.md). K is not split. Float with K below kSplitTf32MinK runs the
 // plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
@@ -83,14 +86,30 @@ struct TensorTiled {
   static std::int64_t processors() {
     return kCpu ? ExecSpace().concurrency() : ExecSpace().concurrency() / 2048;
   }
-  /// The fastest tile measured (perf/README.md) where it gives every processor a team, else the
-  /// next smaller one that does, else the smallest.
+  /// Whether a tile's copy stages can engage in the op and layout of e: where op(A) runs along k
+  /// and op(B) along n in memory (NN in LayoutRight, TT in LayoutLeft). Inner tiles then copy
+  /// where K divides into their blocks and the leading dimensions into aligned runs.
+  static bool copies_can_engage(const Extents& e) {
+    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
+    return (e.trans_a == Trans::N) == right && (e.trans_b == Trans::N) == right;
+  }
+  /// Double's default where the copies can engage.
+  static constexpr Tiling kDoubleCopyTile{64, 128, 8, 32, 64, 3};
+  /// The GPU's default by precision and by whether the copies can engage: the fastest tile
+  /// measured there (perf/README.md). (A tile with copy stages is correct where they do not engage
+  /// too: it stages its panels in registers.)
+  static Tiling best_tile(bool copies) {
+    // Rows float, double; columns: the copies cannot engage, can.
+    const Tiling table[2][2] = {{{128, 64, 8, 64, 32}, {128, 64, 16, 64, 32, 2}},
+                                {{128, 64, 16, 64, 32}, kDoubleCopyTile}};
+    return table[sizeof(Scalar) == 8][copies];
+  }
+  /// best_tile where it gives every processor a team, else the next smaller one that does, else
+  /// the smallest.
   static Tiling default_tile(const Extents& e) {
     if (kCpu) return {32, 32, 16, 16, 16};
     const std::vector<Tiling> candidates = {
-        sizeof(Scalar) == 4 ? Tiling{128, 64, 8, 64, 32} : Tiling{128, 64, 16, 64, 32},
-        {64, 64, 16, 32, 32},
-        {32, 32, 16, 16, 16}};
+        best_tile(copies_can_engage(e)), {64, 64, 16, 32, 32}, {32, 32, 16, 16, 16}};
     for (const Tiling& t : candidates) {
       if (tiles_of(t, e.m, e.n) >= processors()) return t;
     }
