@@ -147,9 +147,14 @@ std::string thread_note(const Facts& facts, const std::string& backend, int thre
   int blas_threads = std::atoi(counted.c_str());
   std::string why, hint;
   if (blas_threads > 0 && blas_threads != threads) {
+    // A count past the most threads OpenBLAS was built for comes as close as it can.
+    const int closest = most > 0 ? std::min(threads, most) : threads;
     why = "runs on " + count(blas_threads) + " by its own count";
-    hint = " (set " + std::string(openblas ? "OPENBLAS" : "BLIS") +
-           "_NUM_THREADS=" + std::to_string(threads) + " to match)";
+    if (closest != blas_threads) {
+      hint = " (set " + std::string(openblas ? "OPENBLAS" : "BLIS") +
+             "_NUM_THREADS=" + std::to_string(closest) +
+             (closest == threads ? " to match)" : ", its most)");
+    }
   } else if (most > 0 && threads > most) {
     blas_threads = most;
     why = "was built for at most " + count(most);
