@@ -97,7 +97,8 @@ RunContext gather_context(const std::string& backend, std::vector<InputFile> inp
   for (const char* name :
        {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_DYNAMIC",
         "KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID", "CUDA_VISIBLE_DEVICES", "OPENBLAS_NUM_THREADS",
-        "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS", "TILEMM_GPU_TELEMETRY"}) {
+        "OPENBLAS_CORETYPE", "BLIS_NUM_THREADS", "MKL_NUM_THREADS", "TILEMM_GPU_TELEMETRY",
+        "NCCL_CTA_POLICY", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_NVLS_ENABLE"}) {
     c.environment.emplace_back(name, environment_value(name));
   }
   c.utc_time = system_info::utc_now();

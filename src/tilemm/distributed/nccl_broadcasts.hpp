@@ -37,6 +37,11 @@ inline void check_nccl(ncclResult_t status, const char* what) {
 }
 
 /// A NCCL communicator over the ranks of the MPI communicator `comm` (a collective of it).
+/// The broadcasts run while the local product runs, and every multiprocessor that NCCL's blocks
+/// hold is one the product's teams cannot use; so the communicator asks NCCL for its efficiency
+/// policy, the fewest blocks that keep its bandwidth. NCCL_CTA_POLICY, NCCL_MIN_CTAS and
+/// NCCL_MAX_CTAS in the environment override it, as NCCL documents (the results' context records
+/// them).
 inline ncclComm_t nccl_comm_of(MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -45,7 +50,11 @@ inline ncclComm_t nccl_comm_of(MPI_Comm comm) {
   if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm);
   ncclComm_t nccl = nullptr;
-  check_nccl(ncclCommInitRank(&nccl, size, id, rank), "ncclCommInitRank");
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  config.CTAPolicy = NCCL_CTA_POLICY_EFFICIENCY;
+#endif
+  check_nccl(ncclCommInitRankConfig(&nccl, size, id, rank, &config), "ncclCommInitRankConfig");
   return nccl;
 }
 
