@@ -85,7 +85,13 @@ class NcclBroadcasts {
     setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
     row_ = nccl_comm_of(grid.row_comm());
     col_ = nccl_comm_of(grid.col_comm());
-    check_cuda(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking), "cudaStreamCreate");
+    // The broadcasts' stream takes the highest priority, so that their blocks start as soon as
+    // the product's running blocks leave room, not after every block of the product has started.
+    int lowest = 0, highest = 0;
+    check_cuda(cudaDeviceGetStreamPriorityRange(&lowest, &highest),
+               "cudaDeviceGetStreamPriorityRange");
+    check_cuda(cudaStreamCreateWithPriority(&comm_, cudaStreamNonBlocking, highest),
+               "cudaStreamCreateWithPriority");
     check_cuda(cudaEventCreateWithFlags(&packed_, cudaEventDisableTiming), "cudaEventCreate");
     for (auto& event : arrived_) {
       check_cuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate");
