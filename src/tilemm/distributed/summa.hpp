@@ -204,9 +204,10 @@ class SummaWorkspace final : public Session {
         const auto key = std::pair{r, step.second};
         if (launches_.count(key)) continue;
         try {
-          launches_[key] = Registry::plan(
-              p_.runs[r].kernel, p_.runs[r].launch,
-              {std::max<std::int64_t>(lm, 1), std::max<std::int64_t>(ln, 1), step.second});
+          launches_[key] =
+              Registry::plan(p_.runs[r].kernel, p_.runs[r].launch,
+                             {std::max<std::int64_t>(lm, 1), std::max<std::int64_t>(ln, 1),
+                              step.second, p_.trans_a, p_.trans_b});
         } catch (const kernels::LaunchError& e) {
           throw InputError(p_.origin.where() + ": kernel '" + p_.runs[r].kernel +
                            "' on a rank's piece (" + std::to_string(lm) + " x " +
