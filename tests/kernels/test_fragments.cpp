@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -253,6 +254,66 @@ TEST(Fragments, DoubleAsM8N8K4) {
   check_m8n8k4_halves<16>();
 }
 
+/// The wide schedule (tensor_tiled_wide.hpp), a warp emulated: for each k-step, the lanes' A and
+/// B elements gathered by PTX's maps into the mma's operands, D = A B over both k-steps must be
+/// the product over all 16 k of the block stored in As (rows of 16) and Bs (swizzled rows), each
+/// element of A and B taken by exactly one lane and k-step.
+TEST(Fragments, WideScheduleTakesEveryKOnce) {
+  using Wide = kernels::WideTf32;
+  using Frag = Wide::Frag;
+  constexpr int kDepth = Wide::kDepth, kRows = 32, kCols = 32, m0 = 16, n0 = 8;
+  const kernels::ScratchB bt(kCols, 1);
+  std::vector<float> As(kRows * kDepth, -1e30f), Bs(kDepth * kCols, -1e30f);
+  const auto a_value = [](int r, int k) {
+    return float(1 + r + 17 * k);
+  };
+  const auto b_value = [](int k, int c) {
+    return float(2 - 3 * c + 5 * k);
+  };
+  for (int r = 0; r < Frag::kM; ++r)
+    for (int k = 0; k < kDepth; ++k) As[(m0 + r) * kDepth + k] = a_value(r, k);
+  for (int k = 0; k < kDepth; ++k)
+    for (int c = 0; c < Frag::kN; ++c) Bs[bt(k, n0 + c)] = b_value(k, c);
+  std::vector<int> held_a(Frag::kM * kDepth, 0), held_b(kDepth * Frag::kN, 0);
+  long double D[Frag::kM][Frag::kN] = {};
+  Frag::A a[kLanes][Wide::kSteps];
+  Frag::B b[kLanes][Wide::kSteps];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    Wide::load_a(As.data(), m0, lane, a[lane]);
+    Wide::load_b(Bs.data(), bt, n0, lane, b[lane]);
+  }
+  for (int s = 0; s < Wide::kSteps; ++s) {
+    long double A[Frag::kM][8], B[8][Frag::kN];
+    for (int lane = 0; lane < kLanes; ++lane) {
+      for (int i = 0; i < Frag::kA; ++i) {
+        A[Frag::a_row(lane, i)][Frag::a_col(lane, i)] = a[lane][s].v[i];
+        const int r = Frag::a_row(lane, i);
+        for (int k = 0; k < kDepth; ++k) held_a[r * kDepth + k] += a[lane][s].v[i] == a_value(r, k);
+      }
+      for (int i = 0; i < Frag::kB; ++i) {
+        B[Frag::b_row(lane, i)][Frag::b_col(lane, i)] = b[lane][s].v[i];
+        const int c = Frag::b_col(lane, i);
+        for (int k = 0; k < kDepth; ++k)
+          held_b[k * Frag::kN + c] += b[lane][s].v[i] == b_value(k, c);
+      }
+    }
+    for (int r = 0; r < Frag::kM; ++r) {
+      for (int c = 0; c < Frag::kN; ++c) {
+        for (int k = 0; k < 8; ++k) D[r][c] += A[r][k] * B[k][c];
+      }
+    }
+  }
+  for (int h : held_a) EXPECT_EQ(h, 1) << "each element of A in one lane and k-step";
+  for (int h : held_b) EXPECT_EQ(h, 1) << "each element of B in one lane and k-step";
+  for (int r = 0; r < Frag::kM; ++r) {
+    for (int c = 0; c < Frag::kN; ++c) {
+      long double want = 0;
+      for (int k = 0; k < kDepth; ++k) want += (long double)a_value(r, k) * b_value(k, c);
+      EXPECT_EQ(D[r][c], want) << "D(" << r << ", " << c << ")";
+    }
+  }
+}
+
 /// Kokkos for the staging test's views, around all tests.
 class KokkosEnvironment : public ::testing::Environment {
  public:
@@ -267,10 +328,10 @@ const auto* const kKokkos = ::testing::AddGlobalTestEnvironment(new KokkosEnviro
 /// and over the edges of a matrix that divides no tile, read 4 neighbours a load (`aligned`) or
 /// one. Where a panel lies inside op(X) along the scratch rows, the copy stages' copies must write
 /// the same panel. As is read by the kernel's layout of it (As[k][m], or As[m][k] swizzled).
-template <class Tile, class Layout>
+template <class Scalar, class Tile, class Layout>
 void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   using Space = Kokkos::DefaultHostExecutionSpace;
-  using Kernel = kernels::TensorTiledGemm<Space, double, Layout, Tile>;
+  using Kernel = kernels::TensorTiledGemm<Space, Scalar, Layout, Tile>;
   using Matrix = typename Kernel::Operands::matrix;
   const int M = 152, N = 140, K = 20;  // runs of 4 aligned, and no tile divides them
   const Matrix A("A", transposed_a ? K : M, transposed_a ? M : K);
@@ -284,23 +345,25 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   k.g.b = {B, transposed_b};
   k.g.c = Matrix("C", M, N);
   ASSERT_TRUE(k.g.a.runs_aligned(4) && k.g.b.runs_aligned(4));
-  std::vector<double> buffer(Kernel::kBuffer);
+  std::vector<Scalar> buffer(Kernel::kBuffer);
   const auto expect_panel = [&](const char* how, bool of_a, int row0, int col0, int k0) {
     for (int kk = 0; kk < Kernel::BK; ++kk) {
       for (int x = 0; x < (of_a ? Kernel::BM : Kernel::BN); ++x) {
         const int i = of_a ? row0 + x : k0 + kk, j = of_a ? k0 + kk : col0 + x;
-        const double want =
-            i < (of_a ? M : K) && j < (of_a ? K : N) ? (of_a ? k.g.a(i, j) : k.g.b(i, j)) : 0.0;
-        const int at = of_a ? Kernel::a_layout()(x, kk) : Kernel::kAScalars + kk * Kernel::kLdb + x;
+        const Scalar want = i < (of_a ? M : K) && j < (of_a ? K : N)
+                                ? (of_a ? k.g.a(i, j) : k.g.b(i, j))
+                                : Scalar(0);
+        const int at =
+            of_a ? Kernel::a_layout()(x, kk) : Kernel::kAScalars + Kernel::b_layout()(kk, x);
         ASSERT_EQ(buffer[at], want) << how << (of_a ? " As, m " : " Bs, n ") << x << ", k " << kk;
       }
     }
   };
   for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 16}}) {  // inside; edges
-    std::fill(buffer.begin(), buffer.end(), -1.0);
+    std::fill(buffer.begin(), buffer.end(), Scalar(-1));
     const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
     for (int rank = 0; rank < Kernel::kLanes; ++rank) {
-      double stage_a[Kernel::kStageA], stage_b[Kernel::kStageB];
+      Scalar stage_a[Kernel::kStageA], stage_b[Kernel::kStageB];
       const auto quads_a = a.walk(rank, Kernel::kLanes, 4),
                  quads_b = b.walk(rank, Kernel::kLanes, 4);
       const bool in_a = Kernel::fetch(k.g.a, aligned, a, rank, quads_a, stage_a);
@@ -311,7 +374,7 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
     expect_panel("staged", true, row0, col0, k0);
     expect_panel("staged", false, row0, col0, k0);
     if constexpr (Kernel::kCopies > 0) {
-      std::fill(buffer.begin(), buffer.end(), -1.0);
+      std::fill(buffer.begin(), buffer.end(), Scalar(-1));
       const bool copy_a = a.dst_along_lines() && a.inside(k.g.a);
       const bool copy_b = b.dst_along_lines() && b.inside(k.g.b);
       for (int rank = 0; rank < Kernel::kLanes; ++rank) {
@@ -327,16 +390,19 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
 }
 
 TEST(TensorTiledStaging, EveryRankStagesItsShare) {
-  using AsKM = kernels::TensorTile<128, 128, 8, 64, 32>;          // As[k][m]
-  using AsSwizzled = kernels::TensorTile<128, 64, 8, 64, 32, 3>;  // As[m][k], swizzled
-  using AsPadded = kernels::TensorTile<64, 64, 16, 32, 32, 2>;    // As[m][k], padded rows
+  using AsKM = kernels::TensorTile<128, 128, 8, 64, 32>;           // As[k][m]
+  using AsSwizzled = kernels::TensorTile<128, 64, 8, 64, 32, 3>;   // As[m][k], swizzled in double
+  using AsPadded = kernels::TensorTile<64, 64, 16, 32, 32, 2>;     // As[m][k], padded rows
+  using Wide = kernels::TensorTile<128, 64, 16, 64, 32, 3, true>;  // float: Bs swizzled
   for (int op = 0; op < 4; ++op) {
     for (const bool aligned : {false, true}) {
-      check_staging<AsKM, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<AsKM, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
-      check_staging<AsSwizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<AsSwizzled, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
-      check_staging<AsPadded, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<double, AsKM, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<double, AsKM, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging<double, AsSwizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<double, AsSwizzled, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging<double, AsPadded, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<float, Wide, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging<float, Wide, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
     }
   }
 }
@@ -398,6 +464,44 @@ int wavefronts(const std::vector<long>& at, int bytes) {
   return total;
 }
 
+/// The wide schedule's loads of one warp (tensor_tiled_wide.hpp) from a scratch whose every
+/// element holds its own offset: A's 16-byte loads of 4 neighbours in the fewest wavefronts (4 a
+/// warp), B's 4-byte loads in one.
+template <class Kernel>
+void check_wide_loads(const std::string& name, const float* As, const float* Bs, int wm0, int wn0) {
+  using Wide = kernels::WideTf32;
+  for (int f = 0; f < Kernel::FM; ++f) {
+    std::vector<long> upper(kLanes), lower(kLanes);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      typename Wide::Frag::A a[Wide::kSteps];
+      Wide::load_a(As, wm0 + Wide::Frag::kM * f, lane, a);
+      for (int j = 0; j < 4; ++j) {  // a load's neighbours: k 4 t + j of rows g and g + 8
+        EXPECT_EQ(a[j / 2].v[2 * (j % 2)], a[0].v[0] + j) << name << " lane " << lane;
+        EXPECT_EQ(a[j / 2].v[2 * (j % 2) + 1], a[0].v[1] + j) << name << " lane " << lane;
+      }
+      upper[lane] = long(a[0].v[0]) * 4;
+      lower[lane] = long(a[0].v[1]) * 4;
+    }
+    EXPECT_EQ(wavefronts(upper, 16), 4) << name << ": A fragment " << f << ", rows g";
+    EXPECT_EQ(wavefronts(lower, 16), 4) << name << ": A fragment " << f << ", rows g + 8";
+  }
+  for (int f = 0; f < Kernel::FN; ++f) {
+    std::vector<std::array<typename Wide::Frag::B, Wide::kSteps>> b(kLanes);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      typename Wide::Frag::B loaded[Wide::kSteps];
+      Wide::load_b(Bs, Kernel::b_layout(), wn0 + Wide::Frag::kN * f, lane, loaded);
+      for (int s = 0; s < Wide::kSteps; ++s) b[lane][s] = loaded[s];
+    }
+    for (int s = 0; s < Wide::kSteps; ++s) {
+      for (int i = 0; i < Wide::Frag::kB; ++i) {
+        std::vector<long> at(kLanes);
+        for (int lane = 0; lane < kLanes; ++lane) at[lane] = long(b[lane][s].v[i]) * 4;
+        EXPECT_EQ(wavefronts(at, 4), 1) << name << ": B fragment " << f << ", k-step " << s;
+      }
+    }
+  }
+}
+
 /// For every tile of the table, every warp's fragment loads (tensor_tiled.hpp, mma_block) take the
 /// fewest wavefronts at every k-step: one a warp in float, two in double. The loads of a scratch
 /// whose every element holds its own offset give the addresses that the lanes read.
@@ -423,6 +527,10 @@ void check_fragment_loads_conflict_free() {
     for (int warp = 0; warp < Kernel::kWarps; ++warp) {
       const int wm0 = (warp / Kernel::kWarpsN) * Kernel::WM;
       const int wn0 = (warp % Kernel::kWarpsN) * Kernel::WN;
+      if constexpr (Kernel::kWideSchedule) {
+        check_wide_loads<Kernel>(name, As, Bs, wm0, wn0);
+        continue;
+      }
       for (int kk = 0; kk < Kernel::BK; kk += Kernel::kInstK) {
         for (int f = 0; f < Kernel::FM; ++f) {
           std::vector<typename Frag::A> a(kLanes);
@@ -447,35 +555,57 @@ TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
   check_fragment_loads_conflict_free<double>();
 }
 
-/// The copies into a swizzled As (A contiguous along k, NN in LayoutRight) take the fewest
-/// wavefronts too: each quarter-warp's 16-byte writes one.
-TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
-                                          kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
-  static_assert(Kernel::kSwizzled, "the tile keeps As swizzled");
-  using Matrix = typename Kernel::Operands::matrix;
-  Kernel k{};
-  k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
-  std::vector<double> buffer(Kernel::kBuffer);
-  const auto a = k.a_panel(buffer.data(), 0, 0);
-  ASSERT_TRUE(a.dst_along_lines());
+/// The copies of a panel p (tensor_tiled.hpp, copy) by each warp of the team: every 16-byte copy
+/// a warp makes at once writes in the fewest wavefronts, 4.
+template <class Kernel, class Panel>
+void check_copies_conflict_free(const char* what, const Panel& p, int quads) {
+  constexpr int kScalar = sizeof(*p.dst), kWide = 16 / kScalar;
   for (int warp = 0; warp < Kernel::kWarps; ++warp) {
     std::vector<kernels::PanelWalk> walks;
     for (int lane = 0; lane < kLanes; ++lane)
-      walks.push_back(a.walk(32 * warp + lane, Kernel::kLanes, 4));
-    for (int s = 0; s < Kernel::kStageA / 4; ++s) {
-      for (int i = 0; i < 4; i += 2) {  // a quad's two 16-byte copies
+      walks.push_back(p.walk(32 * warp + lane, Kernel::kLanes, 4));
+    for (int s = 0; s < quads; ++s) {
+      for (int i = 0; i < 4; i += kWide) {  // a quad's 16-byte copies
         std::vector<long> at(kLanes);
         for (int lane = 0; lane < kLanes; ++lane) {
           ASSERT_TRUE(walks[lane].more());
-          at[lane] = (&a.at(walks[lane].line, walks[lane].pos() + i) - buffer.data()) * 8L;
+          at[lane] = long(&p.at(walks[lane].line, walks[lane].pos() + i) - p.dst) * kScalar;
         }
-        EXPECT_EQ(wavefronts(at, 16), 4) << "warp " << warp << ", quad " << s << ", copy " << i / 2;
+        EXPECT_EQ(wavefronts(at, 16), 4)
+            << what << ": warp " << warp << ", quad " << s << ", copy " << i / kWide;
       }
       for (auto& w : walks) w.next();
     }
   }
+}
+
+/// The copies into a swizzled As (A contiguous along k, NN in LayoutRight) and into the wide
+/// schedule's As and swizzled Bs meet no bank conflict either.
+TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  {
+    using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
+                                            kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
+    static_assert(Kernel::kSwizzled, "the tile keeps As swizzled");
+    using Matrix = typename Kernel::Operands::matrix;
+    Kernel k{};
+    k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
+    std::vector<double> buffer(Kernel::kBuffer);
+    check_copies_conflict_free<Kernel>("double As", k.a_panel(buffer.data(), 0, 0),
+                                       Kernel::kStageA / 4);
+  }
+  using Kernel = kernels::TensorTiledGemm<Space, float, Kokkos::LayoutRight,
+                                          kernels::TensorTile<128, 64, 16, 64, 32, 3, true>>;
+  static_assert(Kernel::kWideSchedule, "the tile runs the wide schedule");
+  using Matrix = typename Kernel::Operands::matrix;
+  Kernel k{};
+  k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
+  k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
+  std::vector<float> buffer(Kernel::kBuffer);
+  check_copies_conflict_free<Kernel>("wide As", k.a_panel(buffer.data(), 0, 0),
+                                     Kernel::kStageA / 4);
+  check_copies_conflict_free<Kernel>("wide Bs", k.b_panel(buffer.data(), 0, 0),
+                                     Kernel::kStageB / 4);
 }
 
 }  // namespace

@@ -43,11 +43,13 @@ struct TensorTiled {
                          TensorTile<64, 128, 16, 32, 64>, TensorTile<64, 64, 16, 32, 32>,
                          TensorTile<32, 32, 16, 16, 16>, TensorTile<128, 64, 8, 64, 32, 2>,
                          TensorTile<128, 64, 8, 64, 32, 4>, TensorTile<64, 128, 8, 32, 64, 3>,
-                         TensorTile<128, 64, 16, 64, 32, 2>, TensorTile<128, 64, 8, 64, 32, 3>>;
+                         TensorTile<128, 64, 16, 64, 32, 2>, TensorTile<128, 64, 8, 64, 32, 3>,
+                         TensorTile<128, 64, 16, 64, 32, 3, true>>;
   static std::string table() {
     return "128x128x16/64x32, 128x128x8/64x32, 128x64x16/64x32, 128x64x8/64x32, "
            "64x128x16/32x64, 64x64x16/32x32, 32x32x16/16x16, 128x64x8/64x32/s2, "
-           "128x64x8/64x32/s4, 64x128x8/32x64/s3, 128x64x16/64x32/s2, 128x64x8/64x32/s3";
+           "128x64x8/64x32/s4, 64x128x8/32x64/s3, 128x64x16/64x32/s2, 128x64x8/64x32/s3, "
+           "128x64x16/64x32/s3";
   }
   /// The shortest K at which float runs split TF32 on a GPU: each product carries up to 12 u of
   /// representation error (u = 2^-24), so (k + 14) u must stay within (k + 2) eps = (2k + 4) u.
