@@ -104,7 +104,7 @@ struct TensorTiled {
   /// too: it stages its panels in registers.)
   static Tiling best_tile(bool copies) {
     // Rows float, double; columns: the copies cannot engage, can.
-    const Tiling table[2][2] = {{{128, 64, 8, 64, 32}, {128, 64, 16, 64, 32, 2}},
+    const Tiling table[2][2] = {{{128, 64, 8, 64, 32}, {128, 64, 16, 64, 32, 3}},
                                 {{128, 64, 16, 64, 32}, kDoubleCopyTile}};
     return table[sizeof(Scalar) == 8][copies];
   }
