@@ -33,7 +33,8 @@
 // TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
 //
 // Copies take 16-byte runs as they lie: for an A contiguous along k (NN in LayoutRight), a tile
-// with copy stages keeps its A panel as As[m][k].
+// with copy stages keeps its A panel as As[m][k]. A float tile marked wide multiplies each K block
+// of 16 by tensor_tiled_wide.hpp's schedule instead of mma_block, in that file's scratch layout.
 //
 // The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
 // CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
@@ -59,15 +60,18 @@
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/tensor_tiled_wide.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
 namespace tilemm::kernels {
 
 /// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN, and Stages K blocks in
-/// flight by asynchronous copies (0: staged in registers only).
-template <int BM, int BN, int BK, int WM, int WN, int Stages = 0>
+/// flight by asynchronous copies (0: staged in registers only); `Wide`: float's K blocks in the
+/// wide schedule (tensor_tiled_wide.hpp).
+template <int BM, int BN, int BK, int WM, int WN, int Stages = 0, bool Wide = false>
 struct TensorTile {
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = Stages;
+  static constexpr bool wide = Wide;
   static Tiling tiling() { return {BM, BN, BK, WM, WN, Stages}; }
 };
 
@@ -91,9 +95,14 @@ struct TensorTiledGemm {
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
   static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
   static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
+  /// tensor_tiled_wide.hpp's loads and layouts, in float (double runs such a tile as any other).
+  static constexpr bool kWideSchedule = Tile::wide && std::is_same_v<Scalar, float>;
+  static_assert(!kWideSchedule || (BK == WideTf32::kDepth && kARows && BN % 32 == 0),
+                "the wide schedule takes K blocks of 16 into As[m][k], Bs in rows of 32 n or more");
   static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
   static constexpr bool kSwizzled = kARows && sizeof(Scalar) == 8 && BK == 8;  // As[m][k] swizzled
-  static constexpr int kLda = kARows ? BK + (kSwizzled ? 0 : 4) : BM + kPad, kLdb = BN + kPad;
+  static constexpr int kLda = kARows ? BK + (kSwizzled || kWideSchedule ? 0 : 4) : BM + kPad;
+  static constexpr int kLdb = kWideSchedule ? BN : BN + kPad;
   static constexpr int kAScalars = (kARows ? BM : BK) * kLda;  // As of one buffer; Bs follows
   static constexpr int kBuffer = kAScalars + BK * kLdb;        // scalars of one buffer
   static constexpr int kAlign = 64;
@@ -134,26 +143,33 @@ struct TensorTiledGemm {
     tile_n = (rank % per_band) / band_rows;
   }
 
-  /// Where element (m, k) of the A panel lies in a buffer.
+  /// Where element (m, k) of the A panel and (k, n) of the B panel lie in a buffer.
   KOKKOS_INLINE_FUNCTION static constexpr ScratchA a_layout() {
     return {kLda, kARows, kSwizzled ? 3 : 0};
   }
-  /// A panel in scratch: ScratchPanel's walk and rows, and As's swizzle where it has one.
+  KOKKOS_INLINE_FUNCTION static constexpr ScratchB b_layout() {
+    return {kLdb, kWideSchedule ? 1 : 0};
+  }
+  /// A panel in scratch: ScratchPanel's walk and rows, and the swizzle of As or Bs where it has
+  /// one.
   struct Panel : ScratchPanel<Scalar> {
-    bool swizzled;
-    KOKKOS_INLINE_FUNCTION Panel(const ScratchPanel<Scalar>& p, bool swizzled_)
-        : ScratchPanel<Scalar>(p), swizzled(swizzled_) {}
+    enum Swizzle { none, of_a, of_b } swizzle;
+    KOKKOS_INLINE_FUNCTION Panel(const ScratchPanel<Scalar>& p, Swizzle swizzle_)
+        : ScratchPanel<Scalar>(p), swizzle(swizzle_) {}
     KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
-      const int unswizzled = line * this->dst_line + pos * this->dst_pos;  // m kLda + k
-      return this->dst[swizzled ? a_layout()(unswizzled / kLda, unswizzled % kLda) : unswizzled];
+      const int o = line * this->dst_line + pos * this->dst_pos;  // m kLda + k, or k kLdb + n
+      return this->dst[swizzle == of_a   ? a_layout()(o / kLda, o % kLda)
+                       : swizzle == of_b ? b_layout()(o / kLdb, o % kLdb)
+                                         : o];
     }
   };
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
-    return {{buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols()}, kSwizzled};
+    return {{buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols()},
+            kSwizzled ? Panel::of_a : Panel::none};
   }
   KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
     return {{buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols()},
-            false};
+            kWideSchedule ? Panel::of_b : Panel::none};
   }
 
   /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
@@ -225,7 +241,10 @@ struct TensorTiledGemm {
                                               int warp, int lane) {
     const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
 #ifdef TILEMM_TENSOR_MMA
-    if constexpr (!kOnCpu && !Plain) {
+    if constexpr (!kOnCpu && !Plain && kWideSchedule) {
+      WideTf32::block(acc, As, Bs, b_layout(), wm0, wn0, lane);
+      return;
+    } else if constexpr (!kOnCpu && !Plain) {
       mma_block(acc, As, Bs, wm0, wn0, lane);
       return;
     }
@@ -265,8 +284,8 @@ struct TensorTiledGemm {
       for (int i = 0; i < FM; ++i) {
         TILEMM_UNROLL
         for (int j = 0; j < FN; ++j) {
-          Frag::product(acc[i][j], As, a_layout(), Bs, kLdb, wm0 + Frag::kM * i, wn0 + Frag::kN * j,
-                        kk, lane);
+          Frag::product(acc[i][j], As, a_layout(), Bs, b_layout(), wm0 + Frag::kM * i,
+                        wn0 + Frag::kN * j, kk, lane);
         }
       }
     }

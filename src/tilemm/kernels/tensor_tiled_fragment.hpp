@@ -49,6 +49,20 @@ struct ScratchA {
   }
 };
 
+/// Where element (k, n) of a B block lies in scratch: Bs[k][n] in rows of `ld` scalars, where row k
+/// takes n XORed by 8 ((k / 4) % 4) `flip` (flip 0 or 1). That swizzle of unpadded rows moves
+/// aligned groups of 8 columns, so each 16-byte run stays whole, and puts columns 0..7 of rows
+/// 4 t + c (t = 0..3), which start in the same banks, in 4 distinct quarters of the banks
+/// (tensor_tiled_wide.hpp's loads).
+struct ScratchB {
+  int ld;
+  int flip = 0;
+  KOKKOS_INLINE_FUNCTION constexpr ScratchB(int ld_, int flip_ = 0) : ld(ld_), flip(flip_) {}
+  KOKKOS_INLINE_FUNCTION constexpr int operator()(int k, int n) const {
+    return k * ld + (n ^ ((k & 12) * 2 * flip));
+  }
+};
+
 /// The m16 x n8 x K fragments of one warp-wide multiply-accumulate in Scalar (K: 4, 8 or 16 in
 /// double, 8 in float).
 template <class Scalar, int K>
@@ -100,14 +114,13 @@ struct MmaFragment {
   /// Any backend: a lane's elements of C += A B, each from the rows of As and columns of Bs that
   /// the C map gives it.
   KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, ScratchA at, const Scalar* Bs,
-                                             int ldb, int m0, int n0, int k0, int lane) {
+                                             ScratchB bt, int m0, int n0, int k0, int lane) {
     TILEMM_UNROLL
     for (int i = 0; i < kC; ++i) {
-      const int m = m0 + c_row(lane, i);
-      const Scalar* b = Bs + k0 * ldb + n0 + c_col(lane, i);
+      const int m = m0 + c_row(lane, i), n = n0 + c_col(lane, i);
       Scalar sum = c[i];
       TILEMM_UNROLL
-      for (int k = 0; k < K; ++k) sum += As[at(m, k0 + k)] * b[k * ldb];
+      for (int k = 0; k < K; ++k) sum += As[at(m, k0 + k)] * Bs[bt(k0 + k, n)];
       c[i] = sum;
     }
   }
@@ -118,30 +131,46 @@ struct MmaFragment {
   struct Split {
     std::uint32_t hi[N], lo[N];
   };
-  template <int N>
+  /// x rounded to TF32: to nearest with ties away from zero (a few integer instructions on sm_90),
+  /// or with ties to even (`Even`: one F2FP instruction on sm_90; below sm_90, which lacks it,
+  /// ties away too). Either leaves |x - tf32(x)| <= 2^-11 |x|, the bound the split needs.
+  template <bool Even>
+  __device__ static std::uint32_t tf32_of(float x) {
+    std::uint32_t t;
+#if __CUDA_ARCH__ >= 900
+    if constexpr (Even) {
+      asm("cvt.rn.tf32.f32 %0, %1;" : "=r"(t) : "f"(x));
+      return t;
+    }
+#endif
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(t) : "f"(x));
+    return t;
+  }
+  template <bool Even = false, int N>
   __device__ static Split<N> split(const Scalar (&x)[N]) {
     Split<N> s;
     TILEMM_UNROLL
     for (int i = 0; i < N; ++i) {
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s.hi[i]) : "f"(x[i]));
-      const float rest = x[i] - __uint_as_float(s.hi[i]);
-      asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s.lo[i]) : "f"(rest));
+      s.hi[i] = tf32_of<Even>(x[i]);
+      s.lo[i] = tf32_of<Even>(x[i] - __uint_as_float(s.hi[i]));
     }
     return s;
   }
   /// The operands as mma takes them: double as loaded, float split.
   using ReadyA = std::conditional_t<std::is_same_v<Scalar, float>, Split<kA>, A>;
   using ReadyB = std::conditional_t<std::is_same_v<Scalar, float>, Split<kB>, B>;
+  template <bool Even = false>
   __device__ static ReadyA ready(const A& a) {
     if constexpr (std::is_same_v<Scalar, float>) {
-      return split(a.v);
+      return split<Even>(a.v);
     } else {
       return a;
     }
   }
+  template <bool Even = false>
   __device__ static ReadyB ready(const B& b) {
     if constexpr (std::is_same_v<Scalar, float>) {
-      return split(b.v);
+      return split<Even>(b.v);
     } else {
       return b;
     }
