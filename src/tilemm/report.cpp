@@ -127,9 +127,61 @@ const std::vector<std::string>& result_columns() {
   return columns;
 }
 
+namespace {
+
+/// `value` as a column's value, or null (an empty CSV field) where the result has none.
+template <class T>
+nlohmann::ordered_json value_or_null(bool has, const T& value) {
+  return has ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+}
+
+/// The launch's columns: null for a kernel that leaves the launch to Kokkos.
+void add_launch_columns(nlohmann::ordered_json& row, const Result& r) {
+  const bool launched = r.launch.tile.bm > 0;
+  row["tile"] = value_or_null(launched, r.tile_text());
+  row["team_size"] = value_or_null(launched, r.launch.team_size);
+  row["split_k"] = value_or_null(launched, r.launch.split_k);
+  row["split_tiles"] = value_or_null(launched, r.launch.split_tiles);
+  row["vector_length"] = value_or_null(launched, r.launch.vector_length);
+  row["scratch_bytes"] = value_or_null(launched, r.launch.scratch_bytes);
+}
+
+/// The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, without NVML, and for a part
+/// that NVML never gave (negative).
+void add_gpu_columns(nlohmann::ordered_json& row, const Result& r) {
+  const auto gpu = [&r](double GpuTelemetry::*part) {
+    return value_or_null(r.gpu && (*r.gpu).*part >= 0, r.gpu ? (*r.gpu).*part : 0.0);
+  };
+  row["gpu_samples"] = value_or_null(r.gpu.has_value(), r.gpu ? r.gpu->samples : 0);
+  row["gpu_sm_clock_mhz"] = gpu(&GpuTelemetry::sm_clock_mhz);
+  row["gpu_sm_clock_mhz_min"] = gpu(&GpuTelemetry::sm_clock_mhz_min);
+  row["gpu_power_w"] = gpu(&GpuTelemetry::power_w);
+  row["gpu_power_capped"] = gpu(&GpuTelemetry::power_capped);
+  row["gpu_slowdown"] = gpu(&GpuTelemetry::slowdown);
+}
+
+/// A product over the ranks of an MPI run (distributed/summa.hpp); null for one process.
+void add_distributed_columns(nlohmann::ordered_json& row, const Result& r) {
+  const DistributedFigures d = r.distributed.value_or(DistributedFigures{});
+  const bool many = r.distributed.has_value();
+  const bool summa = many && d.block > 0;  // a replicated run has no grid, block or panel
+  row["ranks"] = value_or_null(many, d.ranks);
+  row["grid"] = value_or_null(summa, d.grid);
+  row["block"] = value_or_null(summa, d.block);
+  row["panel"] = value_or_null(summa, d.panel);
+  row["comm"] = value_or_null(many, d.comm);
+  row["distribution"] = value_or_null(many, d.distribution);
+  row["comm_exposed"] = value_or_null(many && d.comm_exposed >= 0, d.comm_exposed);
+  // A replicated run's figure is already one rank's (the slowest).
+  row["gflops_per_rank"] =
+      value_or_null(many, d.distribution == "replicated" ? r.gflops : r.gflops / d.ranks);
+  row["slowest_rank"] = value_or_null(d.slowest_rank >= 0, d.slowest_rank);
+}
+
+}  // namespace
+
 nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   const Problem& p = *r.problem;
-  const bool launched = r.launch.tile.bm > 0;
   nlohmann::ordered_json row;
   row["name"] = p.origin.name;
   row["kernel"] = r.kernel;
@@ -143,16 +195,7 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["trans_b"] = to_string(p.trans_b);
   row["alpha"] = p.alpha;
   row["beta"] = p.beta;
-  row["tile"] = launched ? nlohmann::ordered_json(r.tile_text()) : nlohmann::ordered_json();
-  row["team_size"] =
-      launched ? nlohmann::ordered_json(r.launch.team_size) : nlohmann::ordered_json();
-  row["split_k"] = launched ? nlohmann::ordered_json(r.launch.split_k) : nlohmann::ordered_json();
-  row["split_tiles"] =
-      launched ? nlohmann::ordered_json(r.launch.split_tiles) : nlohmann::ordered_json();
-  row["vector_length"] =
-      launched ? nlohmann::ordered_json(r.launch.vector_length) : nlohmann::ordered_json();
-  row["scratch_bytes"] =
-      launched ? nlohmann::ordered_json(r.launch.scratch_bytes) : nlohmann::ordered_json();
+  add_launch_columns(row, r);
   row["repeats"] = p.repeats;
   row["warmup"] = p.warmup;
   row["warmup_s"] = p.warmup_s;
@@ -164,31 +207,19 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["gflops"] = r.gflops;
   row["gflops_best"] = r.gflops_best;
   // JSON has no Inf: an error that is not finite (NaN or Inf in C) is written as null.
-  row["error"] =
-      std::isfinite(r.error) ? nlohmann::ordered_json(r.error) : nlohmann::ordered_json();
+  row["error"] = value_or_null(std::isfinite(r.error), r.error);
   row["tolerance"] = r.tolerance;
   row["verdict"] = r.passed ? "pass" : "fail";
   row["seed"] = p.seed;
   row["data"] = data_source(p);
-  row["c_out"] = r.c_out.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.c_out);
+  row["c_out"] = value_or_null(!r.c_out.empty(), r.c_out);
   row["spec"] = p.origin.file;
   row["device"] = context.backend.device;
   row["hostname"] = context.hostname;
   // When this result was done; a long sweep's rows are hours apart, and a site's power or job logs
   // line up with them. (The context's utc_time is when the run began.)
   row["utc_time"] = r.utc_time.empty() ? context.utc_time : r.utc_time;
-  // The GPU during the timed runs (gpu_monitor.hpp): null on a CPU, without NVML, and for a part
-  // that NVML never gave (negative).
-  const auto gpu = [&r](double GpuTelemetry::*part) {
-    return r.gpu && (*r.gpu).*part >= 0 ? nlohmann::ordered_json((*r.gpu).*part)
-                                        : nlohmann::ordered_json();
-  };
-  row["gpu_samples"] = r.gpu ? nlohmann::ordered_json(r.gpu->samples) : nlohmann::ordered_json();
-  row["gpu_sm_clock_mhz"] = gpu(&GpuTelemetry::sm_clock_mhz);
-  row["gpu_sm_clock_mhz_min"] = gpu(&GpuTelemetry::sm_clock_mhz_min);
-  row["gpu_power_w"] = gpu(&GpuTelemetry::power_w);
-  row["gpu_power_capped"] = gpu(&GpuTelemetry::power_capped);
-  row["gpu_slowdown"] = gpu(&GpuTelemetry::slowdown);
+  add_gpu_columns(row, r);
   // Columns added later go last, so that scripts reading columns by position keep working.
   row["time_stddev_s"] = r.time.stddev;
   row["noisy"] = r.time.noisy();
@@ -197,30 +228,11 @@ nlohmann::ordered_json result_row(const Result& r, const RunContext& context) {
   row["kokkos_version"] = context.kokkos_version;
   row["git_hash"] = context.git_hash;
   // Freivalds' check of the same C, which trusts no library (validate.hpp); null as `error` is.
-  row["freivalds_error"] = std::isfinite(r.freivalds_error)
-                               ? nlohmann::ordered_json(r.freivalds_error)
-                               : nlohmann::ordered_json();
+  row["freivalds_error"] = value_or_null(std::isfinite(r.freivalds_error), r.freivalds_error);
   row["reference_valid"] = r.reference_valid;
-  // A product over the ranks of an MPI run (distributed/summa.hpp); null for one process.
-  const auto part = [&r](const auto& value) {
-    return r.distributed ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
-  };
-  const DistributedFigures d = r.distributed.value_or(DistributedFigures{});
-  row["ranks"] = part(d.ranks);
-  const bool summa = d.block > 0;  // a replicated run has no grid, block or panel
-  row["grid"] = summa ? part(d.grid) : nlohmann::ordered_json();
-  row["block"] = summa ? part(d.block) : nlohmann::ordered_json();
-  row["panel"] = summa ? part(d.panel) : nlohmann::ordered_json();
-  row["comm"] = part(d.comm);
-  row["distribution"] = part(d.distribution);
-  row["comm_exposed"] = d.comm_exposed >= 0 ? part(d.comm_exposed) : nlohmann::ordered_json();
-  // A replicated run's figure is already one rank's (the slowest).
-  row["gflops_per_rank"] = part(d.distribution == "replicated" ? r.gflops : r.gflops / d.ranks);
-  row["slowest_rank"] =
-      d.slowest_rank >= 0 ? nlohmann::ordered_json(d.slowest_rank) : nlohmann::ordered_json();
+  add_distributed_columns(row, r);
   // The matrix instruction of a kernel that uses one (tensor-tiled), else null.
-  row["instruction"] = r.launch.instruction.empty() ? nlohmann::ordered_json()
-                                                    : nlohmann::ordered_json(r.launch.instruction);
+  row["instruction"] = value_or_null(!r.launch.instruction.empty(), r.launch.instruction);
   // In the JSON only (a CSV row holds no list): every timed run, in run order.
   row["times_s"] = r.time.times;
   keep_utf8(row);

@@ -2,34 +2,28 @@
 // are read and checked against each other (with the headers of the matrix files it names, whose
 // shapes fix extents); its sweep is expanded; the matrix files' dtypes and values are checked; and
 // last the files its results would write. The stages other than the keys live beside this file:
-// spec_yaml.cpp reads YAML values and words the errors, sweep.cpp expands sweeps, spec_inputs.cpp
-// checks the matrix files and output_paths.cpp the files written.
+// spec_document.cpp reads the file as one YAML document, spec_yaml.cpp reads YAML values and words
+// the errors, sweep.cpp expands sweeps, spec_inputs.cpp checks the matrix files and
+// output_paths.cpp the files written.
 #include "tilemm/spec.hpp"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cfloat>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <sstream>
 
 #include "tilemm/errors.hpp"
 #include "tilemm/kernel_names.hpp"
 #include "tilemm/output_paths.hpp"
+#include "tilemm/spec_document.hpp"
 #include "tilemm/spec_inputs.hpp"
 #include "tilemm/spec_yaml.hpp"
 #include "tilemm/sweep.hpp"
-#include "tilemm/utf8.hpp"
 
 namespace tilemm {
-namespace fs = std::filesystem;
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
@@ -50,9 +44,6 @@ constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max();
 // filling the memory (tests/fuzz/corpus/spec/regression-sweep-explosion.yaml). Each result costs
 // several kernel runs, so a real study this large is split over several files.
 constexpr std::int64_t kMaxResults = 100000;
-// Bytes of a spec file: far more than the largest sweep needs, and a bound on what a device or an
-// endless pipe given as a spec can make tilemm read.
-constexpr std::size_t kMaxSpecBytes = std::size_t(64) << 20;
 
 /// Every key of `map` (a problem, or `defaults:` when `allow_name` is false) is a problem key.
 void check_keys(const ProblemReader& r, const YAML::Node& map, bool allow_name) {
@@ -358,81 +349,6 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   return problems;
 }
 
-/// The bytes of the spec file at `path`, read once (a named pipe too); at most kMaxSpecBytes.
-std::string read_spec_bytes(const std::string& path) {
-  std::error_code ec;
-  if (!is_valid_utf8(path)) throw InputError(path + ": a file name that is not UTF-8");
-  if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a spec file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  std::string bytes;
-  char piece[1 << 16];
-  while (bytes.size() <= kMaxSpecBytes && in.read(piece, sizeof piece).gcount() > 0) {
-    bytes.append(piece, static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) throw InputError(path + ": cannot read: " + std::strerror(errno));
-  if (bytes.size() > kMaxSpecBytes) {
-    throw InputError(path + ": longer than " + std::to_string(kMaxSpecBytes >> 20) +
-                     " MiB; split the study over several spec files");
-  }
-  return bytes;
-}
-
-/// Records where each document of a YAML stream starts, and nothing else.
-struct DocumentStarts : YAML::EventHandler {
-  std::vector<YAML::Mark> marks;
-  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-};
-
-/// Refuses a stream of several documents: only the first would run. The stream is walked two
-/// documents at most, because yaml-cpp's parser does not consume a stray ',' at the top level and
-/// would return the same empty document for ever (YAML::LoadAll never ends on such input); a second
-/// document that starts where the first did is that case, and is refused as invalid YAML.
-void check_single_document(const std::string& path, const std::string& bytes) {
-  std::istringstream stream(bytes);
-  YAML::Parser parser(stream);
-  DocumentStarts starts;
-  while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
-  }
-  if (starts.marks.size() < 2) return;
-  const YAML::Mark& first = starts.marks[0];
-  const YAML::Mark& second = starts.marks[1];
-  if (second.pos == first.pos) {
-    throw InputError(spec_place(path, second) + "invalid YAML: unexpected '" +
-                     bytes.substr(second.pos, 1) + "' outside a flow collection");
-  }
-  throw InputError(spec_place(path, second) +
-                   "a second YAML document ('---'); a spec file holds one: give each its own file");
-}
-
-/// The YAML document held in `bytes` of the spec file at `path`, checked as a document
-/// (check_yaml_document).
-YAML::Node load_document(const std::string& path, const std::string& bytes) {
-  YAML::Node root;
-  try {
-    check_single_document(path, bytes);
-    root = YAML::Load(bytes);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(spec_place(path, e.mark) + "invalid YAML: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    throw InputError(path + ": cannot read: " + e.what());
-  }
-  check_yaml_document(path, root);
-  return root;
-}
-
 /// The spec's top level: only known keys, a non-empty `problems:` list, `defaults:` a mapping of
 /// problem keys.
 void check_top_level(const std::string& path, YAML::Node root) {
@@ -466,7 +382,7 @@ std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* 
   const std::string bytes = read_spec_bytes(path);
   // Not const: for a missing key yaml-cpp's const operator[] gives a node that throws when used,
   // the other an undefined node.
-  YAML::Node root = load_document(path, bytes);
+  YAML::Node root = load_spec_document(path, bytes);
   check_top_level(path, root);
   const YAML::Node problems = root["problems"];
   const YAML::Node defaults = root["defaults"];

@@ -54,11 +54,7 @@ class Workspace final : public Session {
     } else {
       fill(c0_, p_.c, MatrixId::C);
     }
-    g_.a = {a_, ta};
-    g_.b = {b_, tb};
-    g_.c = c0_;
-    g_.alpha = static_cast<Scalar>(p_.alpha);
-    g_.beta = static_cast<Scalar>(p_.beta);
+    g_ = Operands::of(a_, ta, b_, tb, c0_, p_.alpha, p_.beta);
     reference_ = make_reference(g_);
     g_.c = c_;
     freivalds_.emplace(make_freivalds<Scalar>(a_, ta, b_, tb, c0_, p_.alpha, p_.beta, p_.seed));

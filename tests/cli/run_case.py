@@ -127,7 +127,8 @@ def limits(address_space, data):
     return apply
 
 
-def main():
+def parse_args():
+    """The parser and the arguments: the checks to make, then the command after '--'."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--exit", type=int, required=True, help="expected exit status")
     parser.add_argument("--stderr-has", action="append", default=[])
@@ -180,11 +181,11 @@ def main():
     args = parser.parse_args()
     if args.skip_unless_context and not args.results:
         parser.error("--skip-unless-context reads the context of --results")
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    return parser, args
 
-    for path in args.absent + (list(args.results) if args.results else []):
-        if os.path.exists(path):
-            os.remove(path)
+
+def command_environment(parser, args):
+    """The command's environment: this one with --env, --unset and --preload applied."""
     env = dict(os.environ)
     for setting in args.env:
         if "=" not in setting:
@@ -203,6 +204,11 @@ def main():
         # calls them but does not define them, so ASan's interceptors still come first.
         env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"),
                                                      "verify_asan_link_order=0"]))
+    return env
+
+
+def run_command(command, args, env):
+    """Runs the command under the limits asked for, its stdout to --stdout-to where given."""
     if args.stdout_to:
         with open(args.stdout_to, "w+") as log:
             run = subprocess.run(command, stdout=log, stderr=subprocess.PIPE, text=True,
@@ -213,21 +219,11 @@ def main():
     else:
         run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
                              preexec_fn=limits(args.limit_as, args.limit_data))
-    print("$ " + " ".join(command))
-    print("exit status:", run.returncode)
-    print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr)
-    if run.returncode != args.exit and (run.returncode < 0 or run.returncode in CRASHES):
-        fail("tilemm crashed (status %d: %s), expected exit status %d"
-             % (run.returncode, CRASHES.get(run.returncode, "killed by a signal"), args.exit))
-    if run.returncode != args.exit:
-        fail("exit status %d, expected %d" % (run.returncode, args.exit))
-    if args.skip_unless_context:  # before any other check: they assume the condition
-        with open(args.results[0]) as f:
-            context = json.load(f).get("context", {})
-        for condition in args.skip_unless_context:
-            if not context_matches(context, condition):
-                print("skipped: the context does not match %r" % condition)
-                sys.exit(SKIPPED)
+    return run
+
+
+def check_streams(args, run):
+    """The checks of the command's stdout and stderr, and of the files it must not leave."""
     for text in args.stderr_has:
         if text not in run.stderr:
             fail("stderr lacks %r" % text)
@@ -256,25 +252,54 @@ def main():
         rows = list(csv.DictReader(run.stdout.splitlines()))
         if len(rows) != args.stdout_csv_rows or "verdict" not in rows[0]:
             fail("stdout's CSV: %d rows, expected %d" % (len(rows), args.stdout_csv_rows))
-    if args.results:
-        doc = check_results(args.results[0], args.results[1], args.rows, args.verdict,
-                            args.backend, args.concurrency, args.status)
-        for expected in args.kernel_verdict:
-            kernel, verdict = expected.split("=", 1)
-            for row in doc["results"]:
-                if row["kernel"] == kernel and row["verdict"] != verdict:
-                    fail("%s's verdict is %r, expected %r: %r" % (kernel, row["verdict"], verdict,
-                                                                 row))
-        for bound in args.at_least:
-            column, value = bound.split("=", 1)
-            for row in doc["results"]:
-                if not row[column] >= float(value):
-                    fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
-        context = doc["context"]
-        for condition in args.context:
+
+
+def check_result_files(args):
+    """The checks of --results: both files, then each row's verdict and columns, and the context."""
+    doc = check_results(args.results[0], args.results[1], args.rows, args.verdict,
+                        args.backend, args.concurrency, args.status)
+    for expected in args.kernel_verdict:
+        kernel, verdict = expected.split("=", 1)
+        for row in doc["results"]:
+            if row["kernel"] == kernel and row["verdict"] != verdict:
+                fail("%s's verdict is %r, expected %r: %r" % (kernel, row["verdict"], verdict, row))
+    for bound in args.at_least:
+        column, value = bound.split("=", 1)
+        for row in doc["results"]:
+            if not row[column] >= float(value):
+                fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
+    context = doc["context"]
+    for condition in args.context:
+        if not context_matches(context, condition):
+            key = condition.split("=", 1)[0]
+            fail("context %s is %r, expected %r" % (key, context.get(key), condition))
+
+
+def main():
+    parser, args = parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    for path in args.absent + (list(args.results) if args.results else []):
+        if os.path.exists(path):
+            os.remove(path)
+    run = run_command(command, args, command_environment(parser, args))
+    print("$ " + " ".join(command))
+    print("exit status:", run.returncode)
+    print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr)
+    if run.returncode != args.exit and (run.returncode < 0 or run.returncode in CRASHES):
+        fail("tilemm crashed (status %d: %s), expected exit status %d"
+             % (run.returncode, CRASHES.get(run.returncode, "killed by a signal"), args.exit))
+    if run.returncode != args.exit:
+        fail("exit status %d, expected %d" % (run.returncode, args.exit))
+    if args.skip_unless_context:  # before any other check: they assume the condition
+        with open(args.results[0]) as f:
+            context = json.load(f).get("context", {})
+        for condition in args.skip_unless_context:
             if not context_matches(context, condition):
-                key = condition.split("=", 1)[0]
-                fail("context %s is %r, expected %r" % (key, context.get(key), condition))
+                print("skipped: the context does not match %r" % condition)
+                sys.exit(SKIPPED)
+    check_streams(args, run)
+    if args.results:
+        check_result_files(args)
     print("ok")
 
 

@@ -1,4 +1,4 @@
-// A wrong BLAS, for the test that Freivalds' check trusts no library (tests/CMakeLists.txt,
+// A wrong BLAS, for the test that Freivalds' check trusts no library (tests/cli/CMakeLists.txt,
 // cli.wrong_blas.*): LD_PRELOAD'ed, its dgemm_ and sgemm_ call the real ones (the next in the
 // search order, through dlsym(RTLD_NEXT)) and then add 1 to C's first element.
 #include <dlfcn.h>

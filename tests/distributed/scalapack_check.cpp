@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "tilemm/distributed/summa.hpp"
 #include "tilemm/kernel_names.hpp"
 
@@ -94,18 +96,43 @@ constexpr int kM = 37, kN = 29, kK = 41, kBlock = 8, kPanel = 5;
 constexpr double kAlpha = 1.25;
 constexpr std::uint64_t kSeed = 7;
 
+/// The folder of the cases' .npy files: a temporary one that rank 0 makes and, once every rank is
+/// done, removes; its path is sent to every rank.
+class NpyFolder {
+ public:
+  NpyFolder() {
+    int me = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (me == 0) {
+      made_.emplace();
+      path_ = made_->path("");
+    }
+    int length = static_cast<int>(path_.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    path_.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(path_.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  ~NpyFolder() { MPI_Barrier(MPI_COMM_WORLD); }  // then made_, on rank 0, removes the folder
+  NpyFolder(const NpyFolder&) = delete;
+  NpyFolder& operator=(const NpyFolder&) = delete;
+
+  std::string path(const std::string& name) const { return path_ + name; }
+
+ private:
+  std::optional<tilemm::test::TempDir> made_;
+  std::string path_;
+};
+
 /// Stored matrix `id` (rows x cols) by the value-by-position rule, written by rank 0 into a .npy
-/// file of Scalar's dtype (in Fortran order with `fortran`) and read by every rank as a spec's
-/// file is.
+/// file of Scalar's dtype (in Fortran order with `fortran`) in `folder` and read by every rank as
+/// a spec's file is.
 template <class Scalar>
-tilemm::NpySource rule_file(tilemm::MatrixId id, std::int64_t rows, std::int64_t cols,
-                            bool fortran) {
-  int me = 0, ranks = 1;
+tilemm::NpySource rule_file(tilemm::MatrixId id, std::int64_t rows, std::int64_t cols, bool fortran,
+                            const NpyFolder& folder) {
+  int me = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   tilemm::NpySource src;
-  src.path = "scalapack_check_" + std::to_string(ranks) + "ranks_" +
-             std::to_string(static_cast<int>(id)) + ".npy";
+  src.path = folder.path("matrix_" + std::to_string(static_cast<int>(id)) + ".npy");
   if (me == 0) {
     std::vector<Scalar> values(std::size_t(rows * cols));
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -127,7 +154,7 @@ tilemm::NpySource rule_file(tilemm::MatrixId id, std::int64_t rows, std::int64_t
 /// Runs one case on this rank; returns whether its piece of C agrees (false on every rank when
 /// the case fails anywhere).
 template <class Scalar, class Layout>
-bool check(const Case& c, int context) {
+bool check(const Case& c, int context, const NpyFolder& folder) {
   tilemm::Problem p;
   p.origin = {"scalapack_check", c.kernel, 0, 0};
   p.m = kM, p.n = kN, p.k = kK;
@@ -142,9 +169,9 @@ bool check(const Case& c, int context) {
   using tilemm::MatrixId;
   if (c.files) {
     const bool fortran = c.layout == tilemm::Layout::Right;
-    p.a = rule_file<Scalar>(MatrixId::A, ta ? kK : kM, ta ? kM : kK, fortran);
-    p.b = rule_file<Scalar>(MatrixId::B, tb ? kN : kK, tb ? kK : kN, fortran);
-    p.c = rule_file<Scalar>(MatrixId::C, kM, kN, fortran);
+    p.a = rule_file<Scalar>(MatrixId::A, ta ? kK : kM, ta ? kM : kK, fortran, folder);
+    p.b = rule_file<Scalar>(MatrixId::B, tb ? kN : kK, tb ? kK : kN, fortran, folder);
+    p.c = rule_file<Scalar>(MatrixId::C, kM, kN, fortran, folder);
   }
   tilemm::Plan plan;
   plan.problem = &p;
@@ -181,14 +208,14 @@ bool check(const Case& c, int context) {
   return every == 1;
 }
 
-bool check_case(const Case& c, int context) {
+bool check_case(const Case& c, int context, const NpyFolder& folder) {
   const bool left = c.layout == tilemm::Layout::Left;
   if (c.precision == tilemm::Precision::Float) {
-    return left ? check<float, Kokkos::LayoutLeft>(c, context)
-                : check<float, Kokkos::LayoutRight>(c, context);
+    return left ? check<float, Kokkos::LayoutLeft>(c, context, folder)
+                : check<float, Kokkos::LayoutRight>(c, context, folder);
   }
-  return left ? check<double, Kokkos::LayoutLeft>(c, context)
-              : check<double, Kokkos::LayoutRight>(c, context);
+  return left ? check<double, Kokkos::LayoutLeft>(c, context, folder)
+              : check<double, Kokkos::LayoutRight>(c, context, folder);
 }
 
 }  // namespace
@@ -202,6 +229,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const std::string comm = argc > 1 ? argv[1] : "auto";
+    const NpyFolder folder;
     int cases = 0;
     for (int rows = 1; rows <= ranks; ++rows) {
       if (ranks % rows != 0) continue;
@@ -221,7 +249,7 @@ int main(int argc, char** argv) {
                              kernel, cases % 2 ? 0.5 : 0.0,
                              comm,   kernel == "tiled"};
                 ++cases;
-                if (check_case(c, context)) continue;
+                if (check_case(c, context, folder)) continue;
                 ++failed;
                 if (me == 0) {
                   std::printf("FAILED: grid %dx%d op %s%s layout %s %s kernel %s beta %g%s\n", rows,

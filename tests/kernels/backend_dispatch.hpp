@@ -1,4 +1,4 @@
-// The backend a kernel-test executable runs on. tests/CMakeLists.txt compiles the kernel tests once
+// The backend a kernel-test executable runs on. CMakeLists.txt here compiles the kernel tests once
 // per backend of the Kokkos build (tilemm_kernel_tests_<backend>, with TILEMM_TEST_BACKEND_<NAME>
 // defined), so that each executable instantiates the kernels for one execution space only: the
 // three compile in parallel, and each test binary names what it tests.

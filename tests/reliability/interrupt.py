@@ -46,7 +46,8 @@ def rows_in(json_path):
     fail("%s is not a whole result file while tilemm runs (%s):\n%s" % (json_path, error, text))
 
 
-def main():
+def parse_args():
+    """The signal, when to send it, what to expect, then the command after '--'."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--signal", required=True,
                         choices=["INT", "TERM", "HUP", "USR1", "XCPU", "KILL"])
@@ -62,51 +63,61 @@ def main():
     parser.add_argument("--within", type=float, default=120,
                         help="seconds tilemm may take to exit after the (last) signal")
     parser.add_argument("command", nargs=argparse.REMAINDER)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    json_path, csv_path = args.results
-    signum = getattr(signal, "SIG" + args.signal)
-    clean_stop = args.signal != "KILL" and not args.twice
+    return parser.parse_args()
 
-    for path in args.results:
-        if os.path.exists(path):
-            os.remove(path)
-    out = tempfile.TemporaryFile("w+")
-    err = tempfile.TemporaryFile("w+")
-    print("$ " + " ".join(command))
-    proc = subprocess.Popen(command, stdout=out, stderr=err, text=True)
-    start = time.monotonic()
 
-    def stderr_text():
+class Run:
+    """The command running, its stdout and stderr in temporary files."""
+
+    def __init__(self, command):
+        self.out = tempfile.TemporaryFile("w+")
+        self.err = tempfile.TemporaryFile("w+")
+        print("$ " + " ".join(command))
+        self.proc = subprocess.Popen(command, stdout=self.out, stderr=self.err, text=True)
+        self.start = time.monotonic()
+
+    def stderr_text(self):
         # pread, not seek and read: tilemm writes through the same open file, whose offset the two
         # processes share. A seek back to 0 while it writes a line in pieces made its next piece
         # overwrite the line's start ("[1/" lost: a test waited 300 s for it, once in many runs).
-        fd = err.fileno()
+        fd = self.err.fileno()
         return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
 
-    def wait_for(condition, what):
+    def wait_for(self, condition, what):
         while not condition():
-            if proc.poll() is not None:
+            if self.proc.poll() is not None:
                 fail("tilemm exited (status %d) before %s:\n%s"
-                     % (proc.returncode, what, stderr_text()))
-            if time.monotonic() - start > 300:
-                proc.kill()
-                fail("no %s within 300 s; stderr so far:\n%s" % (what, stderr_text()))
+                     % (self.proc.returncode, what, self.stderr_text()))
+            if time.monotonic() - self.start > 300:
+                self.proc.kill()
+                fail("no %s within 300 s; stderr so far:\n%s" % (what, self.stderr_text()))
             time.sleep(0.01)
 
+    def outputs(self):
+        """stdout and stderr, once the command has ended."""
+        self.out.seek(0)
+        self.err.seek(0)
+        return self.out.read(), self.err.read()
+
+
+def interrupt(args, run, json_path):
+    """Signals the run when --after-results or --after-progress says (twice with --twice) and waits
+    for it to end; returns the results the JSON file held before the signal."""
+    signum = getattr(signal, "SIG" + args.signal)
+    proc = run.proc
     if args.after_results is not None:
-        wait_for(lambda: rows_in(json_path) >= args.after_results,
-                 "%d result(s) in %s" % (args.after_results, json_path))
+        run.wait_for(lambda: rows_in(json_path) >= args.after_results,
+                     "%d result(s) in %s" % (args.after_results, json_path))
     else:
-        wait_for(lambda: "[1/" in stderr_text(), "the first progress line")
+        run.wait_for(lambda: "[1/" in run.stderr_text(), "the first progress line")
         time.sleep(args.after_progress)
     rows_before = max(rows_in(json_path), 0)
     proc.send_signal(signum)
     signalled = time.monotonic()
     print("SIG%s sent %.2f s after start, with %d result(s) in %s"
-          % (args.signal, signalled - start, rows_before, json_path))
+          % (args.signal, signalled - run.start, rows_before, json_path))
     if args.twice:
-        wait_for(lambda: HEARD in stderr_text(), "the note that the signal was heard")
+        run.wait_for(lambda: HEARD in run.stderr_text(), "the note that the signal was heard")
         proc.send_signal(signum)
         signalled = time.monotonic()
         print("SIG%s sent again" % args.signal)
@@ -117,19 +128,13 @@ def main():
         fail("tilemm still ran %.0f s after the signal" % args.within)
     print("exit status %d, %.2f s after the signal"
           % (proc.returncode, time.monotonic() - signalled))
-    out.seek(0)
-    err.seek(0)
-    stdout, stderr = out.read(), err.read()
-    print("--- stdout\n" + stdout + "--- stderr\n" + stderr)
+    return rows_before
 
-    if proc.returncode != args.exit:
-        fail("exit status %d, expected %d" % (proc.returncode, args.exit))
-    if args.signal != "KILL" and HEARD not in stderr:
-        fail("stderr does not say at once that the signal was heard")
-    if stderr.count(HEARD) > 1:  # every rank of an MPI run hears it; rank 0 alone says so
-        fail("stderr says %d times that the signal was heard" % stderr.count(HEARD))
-    if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
-        fail("stderr does not say which signal stopped the run")
+
+def check_files(args, stdout, rows_before, clean_stop):
+    """The result files after the run: whole, with every result finished before the signal, the
+    CSV at most the one result being written behind the JSON; returns the JSON document."""
+    json_path, csv_path = args.results
     # A result is written to the JSON, then to the CSV: a process killed between the two writes
     # leaves a CSV without the result the JSON just got. A clean stop leaves them equal.
     doc = check_results(json_path, csv_path if clean_stop else None, None, "pass", None, None,
@@ -158,7 +163,33 @@ def main():
             temporary = [n for n in os.listdir(folder) if n.startswith(prefix)]
             if temporary:
                 fail("temporary files left behind: %r" % temporary)
-    print("ok: %d result(s) kept, status %r" % (rows, doc["status"]))
+    return doc
+
+
+def main():
+    args = parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    signum = getattr(signal, "SIG" + args.signal)
+    clean_stop = args.signal != "KILL" and not args.twice
+
+    for path in args.results:
+        if os.path.exists(path):
+            os.remove(path)
+    run = Run(command)
+    rows_before = interrupt(args, run, args.results[0])
+    stdout, stderr = run.outputs()
+    print("--- stdout\n" + stdout + "--- stderr\n" + stderr)
+
+    if run.proc.returncode != args.exit:
+        fail("exit status %d, expected %d" % (run.proc.returncode, args.exit))
+    if args.signal != "KILL" and HEARD not in stderr:
+        fail("stderr does not say at once that the signal was heard")
+    if stderr.count(HEARD) > 1:  # every rank of an MPI run hears it; rank 0 alone says so
+        fail("stderr says %d times that the signal was heard" % stderr.count(HEARD))
+    if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
+        fail("stderr does not say which signal stopped the run")
+    doc = check_files(args, stdout, rows_before, clean_stop)
+    print("ok: %d result(s) kept, status %r" % (len(doc["results"]), doc["status"]))
 
 
 if __name__ == "__main__":

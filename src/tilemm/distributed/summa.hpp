@@ -293,13 +293,7 @@ class SummaWorkspace final : public Session {
     Matrix a_rows = allocate("tilemm::A_rows", m_.local(), p_.k);
     Matrix b_cols = allocate("tilemm::B_cols", p_.k, n_.local());
     fill_operands(a_rows, b_cols, all_k, all_k, /*as_op=*/true);
-    Operands g;
-    g.a = {a_rows, false};
-    g.b = {b_cols, false};
-    g.c = c0_;
-    g.alpha = static_cast<Scalar>(p_.alpha);
-    g.beta = static_cast<Scalar>(p_.beta);
-    reference_ = make_reference(g);
+    reference_ = make_reference(Operands::of(a_rows, false, b_cols, false, c0_, p_.alpha, p_.beta));
     // Freivalds' check of this rank's C over the same rows and columns (validate.hpp), which also
     // tells whether the reference from the vendor's BLAS can be trusted.
     freivalds_.emplace(
@@ -394,12 +388,8 @@ class SummaWorkspace final : public Session {
   void multiply(std::size_t r, std::size_t s) {
     if (!has_c_) return;
     const auto [a, b] = panels(s, s % 2);
-    Operands g;
-    g.a = {a, p_.trans_a == Trans::T};
-    g.b = {b, p_.trans_b == Trans::T};
-    g.c = c_;
-    g.alpha = static_cast<Scalar>(p_.alpha);
-    g.beta = s == 0 ? static_cast<Scalar>(p_.beta) : Scalar(1);
+    const Operands g = Operands::of(a, p_.trans_a == Trans::T, b, p_.trans_b == Trans::T, c_,
+                                    p_.alpha, s == 0 ? p_.beta : 1.0);
     clock_.start(s);
     Registry::run(p_.runs[r].kernel, launches_.at({r, steps_[s].second}), g, partials_);
     clock_.stop(s);

@@ -70,6 +70,19 @@ struct GemmOperands {
   matrix c;       // m x n
   Scalar alpha = 1, beta = 0;
 
+  /// The operands over views a, b and c, with op(A) = A^T where `ta` and op(B) = B^T where `tb`;
+  /// alpha and beta, given in double, are rounded to Scalar, the precision the product runs in.
+  static GemmOperands of(const const_matrix& a, bool ta, const const_matrix& b, bool tb,
+                         const matrix& c, double alpha, double beta) {
+    GemmOperands g;
+    g.a = {a, ta};
+    g.b = {b, tb};
+    g.c = c;
+    g.alpha = static_cast<Scalar>(alpha);
+    g.beta = static_cast<Scalar>(beta);
+    return g;
+  }
+
   KOKKOS_INLINE_FUNCTION int m() const { return static_cast<int>(c.extent(0)); }
   KOKKOS_INLINE_FUNCTION int n() const { return static_cast<int>(c.extent(1)); }
   KOKKOS_INLINE_FUNCTION int k() const { return a.cols(); }
