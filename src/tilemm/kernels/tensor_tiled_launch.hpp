@@ -19,7 +19,8 @@
 // whose copies can engage only where op(A) runs along k and op(B) along n in memory (NN in
 // LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
-// (tensor_tiled.hpp, perf/README.md). K is not split. Float with K below kSplitTf32MinK runs the
+// (tensor_tiled.hpp, perf/README.md). K is split as the spec asks (split_k.hpp), the tiles before
+// the split ones run whole K in a launch of their own. Float with K below kSplitTf32MinK runs the
 // plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
 // only from there on (perf/README.md, "Float accuracy of split TF32").
 #pragma once
@@ -37,6 +38,8 @@ struct TensorTiled {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   template <class Tile>
   using Kernel = TensorTiledGemm<ExecSpace, Scalar, Layout, Tile>;
+  template <class Tile, bool Plain, bool WholeK>
+  using Form = TensorTiledGemm<ExecSpace, Scalar, Layout, Tile, Plain, WholeK>;
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
 
   using Tiles =
@@ -120,12 +123,28 @@ struct TensorTiled {
     return candidates.back();
   }
 
+  /// Calls f(kernel) with the kernel that runs cfg's tile: the plain products where cfg's
+  /// instruction is `fma` on a GPU, compiled for whole K where `whole` (on CPUs one kernel runs
+  /// both, the plain products).
+  template <class F>
+  static void with_kernel(const LaunchConfig& cfg, bool whole, F&& f) {
+    with_tile(cfg.tile, [&](auto kernel) {
+      using T = typename decltype(kernel)::TileType;
+      if constexpr (kCpu) {
+        f(Form<T, false, false>{});
+      } else {
+        if constexpr (std::is_same_v<Scalar, float>) {
+          if (cfg.instruction == "fma")
+            return whole ? f(Form<T, true, true>{}) : f(Form<T, true, false>{});
+        }
+        whole ? f(Form<T, false, true>{}) : f(Form<T, false, false>{});
+      }
+    });
+  }
+
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
-    if (request.split_k > 1) {
-      throw LaunchError(LaunchLimit::SplitK, "the tensor-tiled kernel does not split K");
-    }
     with_tile(cfg.tile, [&](auto kernel) {
       using K = decltype(kernel);
       // A GPU runs a thread a lane; a CPU team of any size takes the lanes in turn.
@@ -140,31 +159,55 @@ struct TensorTiled {
       cfg.scratch_bytes = K::scratch_bytes();
       cfg.scratch_level = kCpu ? 1 : 0;  // a CPU's caches serve the panels and accumulators
       cfg.instruction = plain(extents) ? "fma" : mma_instruction<Scalar>(K::kInstK);
-      check_team_launch(kernel, cfg);
     });
+    // The spec's split, none for a tile it names without one, else none (split_k.hpp).
+    plan_split(request, extents, cfg, [] { return KSplit{}; });
+    // The kernels the launch runs: the whole tiles', the split tiles'.
+    const bool whole =
+        cfg.split_k == 1 || cfg.split_tiles < tiles_of(cfg.tile, extents.m, extents.n);
+    if (whole)
+      with_kernel(cfg, true, [&](auto kernel) { check_team_launch(kernel, whole_k(cfg)); });
+    if (cfg.split_k > 1)
+      with_kernel(cfg, false, [&](auto kernel) { check_team_launch(kernel, cfg); });
     return cfg;
   }
 
+  /// Runs tile_count tiles of C from tile_begin in the tile order with kernel type K, K split as
+  /// cfg says into `partials` (cfg.partial_elements scalars of the backend's memory), then their
+  /// sum pass.
   template <class K>
-  static void launch(const Operands& g, const LaunchConfig& cfg) {
+  static void launch(const Operands& g, const LaunchConfig& cfg, Scalar* partials, int tile_begin,
+                     int tile_count) {
     K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN), g.a.runs_aligned(4),
         g.b.runs_aligned(4)};
-    typename K::Policy policy(k.tiles_m * k.tiles_n, cfg.team_size, cfg.vector_length);
+    k.splits = cfg.split_k;
+    k.k_split = split_length(g.k(), K::BK, cfg.split_k);
+    k.partials = partials;
+    k.tile_begin = tile_begin;
+    k.tile_count = tile_count;
+    typename K::Policy policy(tile_count * cfg.split_k, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::tensor_tiled",
         policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), k);
+    if (cfg.split_k > 1) {
+      sum_splits<ExecSpace>("tilemm::tensor_tiled::sum_splits", g, partials, K::BM, K::BN,
+                            cfg.split_k, tile_begin, tile_count, k);
+    }
   }
-  static void run(const Operands& g, const LaunchConfig& cfg) {
-    with_tile(cfg.tile, [&](auto kernel) {
-      using K = decltype(kernel);
-      if constexpr (!kCpu && std::is_same_v<Scalar, float>) {
-        if (cfg.instruction == "fma") {
-          launch<TensorTiledGemm<ExecSpace, Scalar, Layout, typename K::TileType, true>>(g, cfg);
-          return;
-        }
-      }
-      launch<K>(g, cfg);
-    });
+  /// The tiles before the split ones run whole K in a launch of their own, then the split ones.
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+    const int tiles = int(tiles_of(cfg.tile, g.m(), g.n()));
+    const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
+    if (split_tiles < tiles) {
+      with_kernel(cfg, true, [&](auto kernel) {
+        launch<decltype(kernel)>(g, whole_k(cfg), nullptr, 0, tiles - split_tiles);
+      });
+    }
+    if (split_tiles > 0) {
+      with_kernel(cfg, false, [&](auto kernel) {
+        launch<decltype(kernel)>(g, cfg, partials, tiles - split_tiles, split_tiles);
+      });
+    }
   }
 };
 
