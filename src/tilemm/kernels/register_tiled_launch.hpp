@@ -158,12 +158,6 @@ struct RegisterTiled {
   /// small tiles are faster than 64x128 tiles in two ranges.
   static constexpr std::int64_t kMinSplitDepth = 512;
 
-  /// The area whole tiles of t cover over C's area: 1 when t divides C.
-  static double padding(const Tiling& t, const Extents& e) {
-    return double(ceil_div(e.m, t.bm)) * t.bm / double(e.m) * ceil_div(e.n, t.bn) * t.bn /
-           double(e.n);
-  }
-
   /// The default tile's candidates, largest first, per backend and precision: the fastest tiles
   /// of the sweeps that perf/README.md reports. On a GPU, tiles compiled in (with_fixed_tile), a
   /// thread per thread tile. In double, 128x128x8/8x8 runs one team of 256 threads a

@@ -53,6 +53,12 @@ inline int split_length(int K, int bk, int splits) {
 inline std::size_t partial_size(int bm, int bn, std::int64_t tiles, int splits) {
   return std::size_t(splits) * std::size_t(tiles) * std::size_t(bm) * std::size_t(bn);
 }
+/// The area whole tiles of t cover over C's area: 1 when t divides C. A split's tile is chosen to
+/// cover C with little outside, since its teams are few and each is deep.
+inline double padding(const Tiling& t, const Extents& e) {
+  return double(ceil_div(e.m, t.bm)) * t.bm / double(e.m) * ceil_div(e.n, t.bn) * t.bn /
+         double(e.n);
+}
 /// Where element (r, c) of the launch's tile `local` (its place from tile_begin) lies in the
 /// partial tiles of range `split`: a bm x bn tile in C's layout, a range's tiles one after
 /// another. `k`: the kernel, with its tile k.bm() x k.bn() and the launch's k.tile_count.

@@ -20,11 +20,15 @@
 // LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
 // (tensor_tiled.hpp, perf/README.md). K is split as the spec asks (split_k.hpp), the tiles before
-// the split ones run whole K in a launch of their own. Float with K below kSplitTf32MinK runs the
+// the split ones run whole K in a launch of their own; by default on a GPU where C has too few
+// tiles for its multiprocessors and K is long (default_split). Float with K below kSplitTf32MinK
+// runs the
 // plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
 // only from there on (perf/README.md, "Float accuracy of split TF32").
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -111,16 +115,57 @@ struct TensorTiled {
                                 {{128, 64, 16, 64, 32}, kDoubleCopyTile}};
     return table[sizeof(Scalar) == 8][copies];
   }
-  /// best_tile where it gives every processor a team, else the next smaller one that does, else
-  /// the smallest.
+  /// best_tile's neighbour in the other orientation (64 rows for 128 columns, or the reverse), by
+  /// precision and copies as best_tile: a split's tile for a C of 64 rows or columns.
+  static Tiling turned_tile(bool copies) {
+    const Tiling table[2][2] = {{{64, 128, 16, 32, 64}, {64, 128, 8, 32, 64, 3}},
+                                {{64, 128, 16, 32, 64}, {128, 64, 8, 64, 32, 3}}};
+    return table[sizeof(Scalar) == 8][copies];
+  }
   static Tiling default_tile(const Extents& e) {
-    if (kCpu) return {32, 32, 16, 16, 16};
+    return kCpu ? Tiling{32, 32, 16, 16, 16} : gpu_tile(e, processors());
+  }
+  /// A GPU's default tile with `multiprocessors`: best_tile where it gives every
+  /// multiprocessor a team, else the next smaller one that does. Where only the smallest would, and
+  /// K splits (default_split), the first of best_tile, turned_tile and 64x64 that covers C with at
+  /// most a quarter of its area outside, its teams made by splitting K rather than by the smallest
+  /// tile, whose teams have the fewest products a load.
+  static Tiling gpu_tile(const Extents& e, std::int64_t multiprocessors) {
+    const bool copies = copies_can_engage(e);
     const std::vector<Tiling> candidates = {
-        best_tile(copies_can_engage(e)), {64, 64, 16, 32, 32}, {32, 32, 16, 16, 16}};
+        best_tile(copies), {64, 64, 16, 32, 32}, {32, 32, 16, 16, 16}};
     for (const Tiling& t : candidates) {
-      if (tiles_of(t, e.m, e.n) >= processors()) return t;
+      if (tiles_of(t, e.m, e.n) >= multiprocessors && !(t == candidates.back())) return t;
+    }
+    for (const Tiling& t : {best_tile(copies), turned_tile(copies), candidates[1]}) {
+      if (padding(t, e) <= 1.25 && default_split(t, e, multiprocessors).ranges > 1) return t;
     }
     return candidates.back();
+  }
+
+  /// The least depth of K a default split gives a range: a range's partial tile costs a store of
+  /// each element and a load by the sum pass against this many multiply-adds of it, and a team
+  /// fills and drains its pipeline once a range (S - 1 K blocks copied ahead, its tile stored):
+  /// 512 of K are 32 to 64 K blocks.
+  static constexpr std::int64_t kMinSplitDepth = 512;
+  /// Teams of tile t that a GPU of `multiprocessors` runs at once: as many as fit a
+  /// multiprocessor's 65536 registers at the most a thread may take (255, allocated as 256; the
+  /// launch bounds ask for one team): two of 4 warps, one of 8.
+  static std::int64_t team_slots(const Tiling& t, std::int64_t multiprocessors) {
+    const int lanes = 32 * (t.bm / t.tm) * (t.bn / t.tn);
+    return multiprocessors * std::max(1, 65536 / (256 * lanes));
+  }
+  /// The default split of K for tile t on a GPU of `multiprocessors`: where C's tiles
+  /// leave team slots empty, every tile in as many ranges as fill the slots, at most K /
+  /// kMinSplitDepth (64 x 4096 x 4096: 32 tiles of 64x128 in 8 ranges of 512, 256 teams for 132
+  /// multiprocessors of two); none where the tiles fill them (square n >= 1024) or K is short.
+  static KSplit default_split(const Tiling& t, const Extents& e, std::int64_t multiprocessors) {
+    const std::int64_t tiles = tiles_of(t, e.m, e.n);
+    if (tiles == 0) return {};
+    const std::int64_t ranges =
+        std::min(team_slots(t, multiprocessors) / tiles, e.k / kMinSplitDepth);
+    const int count = ranges > 1 ? split_count(e.k, t.bk, int(ranges)) : 1;
+    return count > 1 ? KSplit{count, tiles} : KSplit{};
   }
 
   /// Calls f(kernel) with the kernel that runs cfg's tile: the plain products where cfg's
@@ -160,8 +205,9 @@ struct TensorTiled {
       cfg.scratch_level = kCpu ? 1 : 0;  // a CPU's caches serve the panels and accumulators
       cfg.instruction = plain(extents) ? "fma" : mma_instruction<Scalar>(K::kInstK);
     });
-    // The spec's split, none for a tile it names without one, else none (split_k.hpp).
-    plan_split(request, extents, cfg, [] { return KSplit{}; });
+    // The spec's split, none for a tile it names without one, else a GPU's default (split_k.hpp).
+    plan_split(request, extents, cfg,
+               [&] { return kCpu ? KSplit{} : default_split(cfg.tile, extents, processors()); });
     // The kernels the launch runs: the whole tiles', the split tiles'.
     const bool whole =
         cfg.split_k == 1 || cfg.split_tiles < tiles_of(cfg.tile, extents.m, extents.n);
