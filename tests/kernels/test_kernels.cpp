@@ -166,19 +166,17 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
             kernels::runs_on_cpu<TestSpace>());
 }
 
-// tensor-tiled runs the tiles of its table alone, with K whole, and names its instruction: a GPU's
-// mma, a CPU's plain multiply-adds. On a GPU a thread a lane, so a team of 32 a warp.
+// tensor-tiled runs the tiles of its table alone, K split as asked, and names its instruction: a
+// GPU's mma, a CPU's plain multiply-adds. On a GPU a thread a lane, so a team of 32 a warp.
 TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
   using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
   for (const std::string tile : {"32x32x8/16x16", "64x64x16/16x16", "64x64x8"}) {
     EXPECT_FALSE(fits("tensor-tiled", *Tiling::parse(tile), 1)) << tile;
   }
-  try {
-    Registry::plan("tensor-tiled", {std::nullopt, 0, 2}, {64, 64, 4096});
-    ADD_FAILURE() << "tensor-tiled accepted a split K";
-  } catch (const kernels::LaunchError& e) {
-    EXPECT_EQ(e.limit(), kernels::LaunchLimit::SplitK) << e.what();
-  }
+  const LaunchConfig split = Registry::plan("tensor-tiled", {std::nullopt, 0, 2}, {64, 64, 4096});
+  EXPECT_EQ(split.split_k, 2);
+  EXPECT_EQ(split.partial_elements,
+            2 * std::size_t(split.split_tiles) * split.tile.bm * split.tile.bn);
   const LaunchConfig cfg = Registry::plan("tensor-tiled", {}, {64, 64, 64});
   const bool cpu = kernels::runs_on_cpu<TestSpace>();
   EXPECT_EQ(cfg.instruction, cpu ? "fma" : "mma.m16n8k8.tf32x3");
@@ -252,6 +250,8 @@ TEST(TeamKernelLimits, RefusesIndicesPastInt) {
   EXPECT_EQ(limit_of("register-tiled", {registered, 0, 1}, {1 << 21, 1 << 21, 16}), std::nullopt);
   EXPECT_EQ(limit_of("register-tiled", {registered, 0, 2}, {1 << 21, 1 << 21, 16}),
             LaunchLimit::SplitK);
+  EXPECT_EQ(limit_of("tensor-tiled", {Tiling{32, 32, 16, 16, 16}, 0, 2}, {1 << 21, 1 << 21, 32}),
+            LaunchLimit::SplitK);
   EXPECT_EQ(limit_of("naive", {}, {kMax, kMax, kMax}),
             std::nullopt);  // Kokkos' own launch, in int64
 }
@@ -265,6 +265,7 @@ TEST(TeamKernelLimits, BitwiseRepeatable) {
     expect_repeatable(kernel, tile, team);
   }
   expect_repeatable("tensor-tiled", Tiling{64, 64, 16, 32, 32}, 0);
+  expect_repeatable("tensor-tiled", Tiling{64, 64, 16, 32, 32}, 0, {260, 132, 680}, 5);
   expect_repeatable("register-tiled", Tiling{32, 32, 8, 4, 4}, 0);  // the backend's team
   expect_repeatable("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 68});
   expect_repeatable("register-tiled", Tiling{64, 64, 16, 4, 4}, 0, {260, 132, 680}, 5);

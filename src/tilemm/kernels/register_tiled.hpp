@@ -32,7 +32,8 @@
 // Split K (a few tiles of C, a long K; or the tiles of a last wave of teams that would leave most
 // processors idle): teams take the launch's tiles of C for each of split_k ranges of K, store acc
 // unscaled as a partial tile of their range, and a second pass adds the partials in range order:
-// C = alpha * sum + beta * C. Tiles before the split ones run whole K in a launch of their own.
+// C = alpha * sum + beta * C (split_k.hpp). Tiles before the split ones run whole K in a launch of
+// their own.
 //
 // Teams visit the tiles of C in bands of kBand tile-rows, column by column within a band, so that
 // the panels of B a band needs are still in cache when its next tile-row reads them.
@@ -50,6 +51,7 @@
 #include "tilemm/kernels/register_tiled_gpu.hpp"
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/register_tiled_shares.hpp"
+#include "tilemm/kernels/split_k.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -169,35 +171,14 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION int buffer_size() const { return bk() * ((bm() + kPad) + (bn() + kPad)); }
 
   /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
-  /// (its place from tile_begin): a bm x bn tile in C's layout, a range's tiles one after another.
+  /// (split_k.hpp).
   KOKKOS_INLINE_FUNCTION std::size_t partial_index(int split, int local, int r, int c) const {
-    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
-    const std::size_t tile = std::size_t(split) * tile_count + local;
-    return right ? (tile * bm() + r) * bn() + c : (tile * bn() + c) * bm() + r;
+    return partial_offset<Layout>(*this, split, local, r, c);
   }
-  /// C = alpha * (partial 0 + partial 1 + ...) + beta * C over the launch's tiles, the partials
-  /// added in the order of their ranges of K, so that a result does not change from run to run.
+  /// C = alpha * (the sum of the partials in range order) + beta * C over the launch's tiles.
   void sum_splits() const {
-    const RegisterTiledGemm k = *this;
-    constexpr bool right = std::is_same_v<Layout, Kokkos::LayoutRight>;
-    const std::int64_t area = std::int64_t(bm()) * bn(), per_split = area * tile_count;
-    Kokkos::parallel_for(
-        "tilemm::register_tiled::sum_splits",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, per_split),
-        KOKKOS_LAMBDA(const std::int64_t e) {
-          // e runs along a partial tile's memory, in C's layout, so that neighbouring threads
-          // touch neighbouring elements of C too.
-          const int local = int(e / area), in_tile = int(e % area);
-          const int r = right ? in_tile / k.bn() : in_tile % k.bm();
-          const int c = right ? in_tile % k.bn() : in_tile / k.bm();
-          int tile_m, tile_n;
-          k.tile_of(k.tile_begin + local, tile_m, tile_n);
-          const int row = tile_m * k.bm() + r, col = tile_n * k.bn() + c;
-          if (row >= k.g.m() || col >= k.g.n()) return;  // never stored: outside C
-          Scalar sum = k.partials[e];
-          for (int s = 1; s < k.splits; ++s) sum += k.partials[s * per_split + e];
-          scale_into(k.g.c(row, col), sum, k.g.alpha, k.g.beta);
-        });
+    kernels::sum_splits<ExecSpace>("tilemm::register_tiled::sum_splits", g, partials, bm(), bn(),
+                                   splits, tile_begin, tile_count, *this);
   }
 
   /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -159,12 +158,6 @@ struct RegisterTiled {
   /// small tiles are faster than 64x128 tiles in two ranges.
   static constexpr std::int64_t kMinSplitDepth = 512;
 
-  /// The area whole tiles of t cover over C's area: 1 when t divides C.
-  static double padding(const Tiling& t, const Extents& e) {
-    return double(ceil_div(e.m, t.bm)) * t.bm / double(e.m) * ceil_div(e.n, t.bn) * t.bn /
-           double(e.n);
-  }
-
   /// The default tile's candidates, largest first, per backend and precision: the fastest tiles
   /// of the sweeps that perf/README.md reports. On a GPU, tiles compiled in (with_fixed_tile), a
   /// thread per thread tile. In double, 128x128x8/8x8 runs one team of 256 threads a
@@ -230,12 +223,8 @@ struct RegisterTiled {
   /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23, and 32 leaves a margin.
   static constexpr std::int64_t kPartialCost = 32;
 
-  /// A split of K: `ranges` ranges for the last `tiles` tiles of C in the tile order (all of
-  /// them, or a last wave's), the tiles before them whole; {1, 0} is no split.
-  struct Split {
-    int ranges = 1;
-    std::int64_t tiles = 0;
-  };
+  /// A split of K (split_k.hpp).
+  using Split = KSplit;
   /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
   /// processors without a team: every tile, in as many ranges as fill the teams that run at once
   /// (team_slots) in one wave (64x4096x4096 in double: 32 tiles of 64x128 in 8 ranges, 256 teams
@@ -291,23 +280,6 @@ struct RegisterTiled {
     return whole_waves * blocks * t.bk * tile + split_waves * depth * tile +
            moved * kPartialCost / double(slots);
   }
-  /// The ranges a split into `requested` makes of K in whole K blocks (fewer when K has fewer
-  /// blocks, or when whole blocks divide into fewer: 10 blocks in 4 are 3 + 3 + 3 + 1, in 6 are
-  /// 5 of 2); each is nonempty.
-  static int split_count(std::int64_t K, int bk, int requested) {
-    if (K <= 0 || requested <= 1) return 1;
-    const std::int64_t blocks = ceil_div(K, bk), per_split = ceil_div(blocks, requested);
-    return ceil_div(blocks, per_split);
-  }
-  /// The length of each of `splits` ranges of K: whole K blocks, as even as they divide.
-  static int split_length(int K, int bk, int splits) {
-    return splits > 1 ? ceil_div(ceil_div(K, bk), splits) * bk : K;
-  }
-  /// The scalars of partials a split of `splits` ranges over `tiles` tiles of bm x bn takes.
-  static std::size_t partial_size(int bm, int bn, std::int64_t tiles, int splits) {
-    return std::size_t(splits) * std::size_t(tiles) * std::size_t(bm) * std::size_t(bn);
-  }
-
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
@@ -318,30 +290,8 @@ struct RegisterTiled {
                             ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
                             default_tile(extents).to_string());
     }
-    // A tile the spec names runs unsplit unless the spec asks for a split too, so that a tile
-    // sweep compares tiles alone. A split the spec asks for takes every tile unless it names how
-    // many (the last in the tile order).
-    const std::int64_t tiles = tiles_of(t, extents);
-    const Split split =
-        request.split_k ? Split{request.split_k, request.split_tiles ? request.split_tiles : tiles}
-        : request.tile  ? Split{}
-                        : default_split(t, extents);
-    const std::int64_t split_tiles = std::min(split.tiles, tiles);
-    cfg.split_k = split_tiles > 0 ? split_count(extents.k, t.bk, split.ranges) : 1;
-    cfg.split_tiles = cfg.split_k > 1 ? split_tiles : 0;
-    // (Unsplit, Registry::plan's within_int refuses a league that large.)
-    // (Divided, not multiplied: 2^31 - 1 square in 4x4 tiles is 2.9e17 tiles, and 4096 ranges of
-    // them pass 2^63.)
-    if (cfg.split_k > 1 && cfg.split_tiles > std::numeric_limits<int>::max() / cfg.split_k) {
-      throw LaunchError(LaunchLimit::SplitK,
-                        "tile " + t.to_string() + " on a " + std::to_string(extents.m) + " x " +
-                            std::to_string(extents.n) + " C in " + std::to_string(cfg.split_k) +
-                            " ranges of K makes more teams than a launch takes (" +
-                            std::to_string(std::numeric_limits<int>::max()) + ")");
-    }
-    if (cfg.split_k > 1) {
-      cfg.partial_elements = partial_size(t.bm, t.bn, cfg.split_tiles, cfg.split_k);
-    }
+    // The spec's split, none for a tile it names without one, else the default (split_k.hpp).
+    plan_split(request, extents, cfg, [&] { return default_split(t, extents); });
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;
     cfg.team_size = request.team_size ? request.team_size : (kCpu ? 1 : thread_tiles);
@@ -361,15 +311,10 @@ struct RegisterTiled {
       cfg.scratch_level = (!fits_level0 && kCpu) ? 1 : 0;
       check_team_launch(kernel, cfg);
     });
-    if (cfg.split_k > 1 && cfg.split_tiles < tiles) {  // the whole tiles' kernel too
+    if (cfg.split_k > 1 && cfg.split_tiles < tiles_of(t, extents)) {  // the whole tiles' too
       const LaunchConfig whole = whole_k(cfg);
       with_kernel(whole, false, false, 0, [&](auto kernel) { check_team_launch(kernel, whole); });
     }
-    return cfg;
-  }
-  /// The launch of the tiles before the split ones: cfg's, with K whole.
-  static LaunchConfig whole_k(LaunchConfig cfg) {
-    cfg.split_k = 1;
     return cfg;
   }
 

@@ -73,6 +73,16 @@ struct Registry {
   /// (a split K's partial tiles), made once and reused run after run.
   using Partials = Kokkos::View<Scalar*, typename Operands::device_type>;
 
+  /// The partials of a launch that splits K: cfg.partial_elements scalars, or a logic error.
+  static Scalar* partials_for(const LaunchConfig& cfg, const Partials& partials) {
+    if (partials.extent(0) < cfg.partial_elements) {
+      throw std::logic_error("a split K needs " + std::to_string(cfg.partial_elements) +
+                             " scalars of partials; " + std::to_string(partials.extent(0)) +
+                             " were made");
+    }
+    return partials.data();
+  }
+
   static void run(const std::string& kernel, const LaunchConfig& cfg, const Operands& g,
                   const Partials& partials) {
     if (kernel == "naive") {
@@ -80,14 +90,9 @@ struct Registry {
     } else if (kernel == "tiled") {
       TiledGemm<ExecSpace, Scalar, Layout>::run(g, cfg);
     } else if (kernel == "register-tiled") {
-      if (partials.extent(0) < cfg.partial_elements) {
-        throw std::logic_error("a split K needs " + std::to_string(cfg.partial_elements) +
-                               " scalars of partials; " + std::to_string(partials.extent(0)) +
-                               " were made");
-      }
-      run_register_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials.data());
+      run_register_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials_for(cfg, partials));
     } else if (kernel == "tensor-tiled") {
-      run_tensor_tiled<ExecSpace, Scalar, Layout>(g, cfg);
+      run_tensor_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials_for(cfg, partials));
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
     } else {

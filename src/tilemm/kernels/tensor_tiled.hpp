@@ -1,12 +1,13 @@
 // tensor-tiled: register-tiled's team tiles (register_tiled.hpp) with the innermost product done
 // by warps' matrix instructions (tensor cores) instead of each thread's multiply-adds.
 //
-//   each team owns a BM x BN tile of C; its warps each a WM x WN region of it, made of
-//   (WM / 16) x (WN / 8) fragments of 16 x 8 (tensor_tiled_fragment.hpp):
+//   each team owns a BM x BN tile of C and a range of K's blocks (all of K unless the launch
+//   splits K); its warps each a WM x WN region of the tile, made of (WM / 16) x (WN / 8)
+//   fragments of 16 x 8 (tensor_tiled_fragment.hpp):
 //     acc = 0                                     a lane's elements of its warp's fragments
-//     stage = my share of the first K block's panels of op(A), op(B)
+//     stage = my share of the range's first K block's panels of op(A), op(B)
 //     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
-//     for each K block i:                          S = 2 buffers where they fit, else 1
+//     for each K block i of the range:             S = 2 buffers where they fit, else 1
 //       stage = my share of block i + 1's panels   global loads in flight during the products
 //       for kk < BK, step the instruction's k:
 //         a[f] = load_a(As[i % S], my warp's rows, kk)     for each of its fragment rows
@@ -14,12 +15,14 @@
 //         acc[fm][fn] += mma(a[fm], b[fn])       or the plain product, if Plain
 //       if S == 1: team_barrier                    every warp done with the one buffer
 //       As[(i + 1) % S], Bs[(i + 1) % S] = stage; team_barrier
-//     C[my elements] = alpha * acc + beta * C      elements outside C skipped
+//     C[my elements] = alpha * acc + beta * C      elements outside C skipped; K split:
+//                                                  partial[range][my elements] = acc
+//     (K split, then a sum pass: C = alpha * (partial[0] + partial[1] + ...) + beta * C)
 //
 //   with S copy stages (a tile's /sS), where the tile lies inside C, BK divides K and op(A),
 //   op(B) run along k and n in 16-byte aligned runs, copies replace the staging registers:
 //     start copies of blocks 0 .. S-2 into As[0..], Bs[0..]     cp.async, a group each
-//     for each K block i:
+//     for each K block i of the range:
 //       wait for block i's copies; team_barrier        every warp done with block i - 1 too
 //       start copies of block i + S - 1 into buffer (i + S - 1) % S   (block i - 1's buffer)
 //       acc += products of buffer i % S, as above
@@ -31,6 +34,12 @@
 // waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
 // plain product too in the kernel compiled for it (`Plain`: float with K too short for split
 // TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
+//
+// Split K (split_k.hpp, for a C of few tiles and a long K): teams take the launch's tiles for
+// each range of whole K blocks (the last may be shorter), and store acc unscaled as the partial
+// tile of their range; a sum pass adds the partials in range order. The tiles before the split
+// ones run whole K in a launch of their own, in a kernel compiled for a whole K (`WholeK`), whose
+// K loop holds no range. Ranges of whole blocks keep the copies' alignment within a range.
 //
 // Copies take 16-byte runs as they lie: for an A contiguous along k (NN in LayoutRight), a tile
 // with copy stages keeps its A panel as As[m][k]. A float tile marked wide multiplies each K block
@@ -58,6 +67,7 @@
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
 #include "tilemm/kernels/register_tiled_panel.hpp"
+#include "tilemm/kernels/split_k.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
 #include "tilemm/kernels/tensor_tiled_wide.hpp"
@@ -77,8 +87,10 @@ struct TensorTile {
 
 /// The kernel of the pseudo-code above for one tile of the launch's table; `Plain`: a GPU's lanes
 /// multiply-add on their own instead of the warp's mma (a kernel of its own, so that the mma
-/// kernel's registers are its own too).
-template <class ExecSpace, class Scalar, class Layout, class Tile, bool Plain = false>
+/// kernel's registers are its own too); `WholeK`: compiled for launches that do not split K, so
+/// that no register holds the bounds of a team's range of K (CPUs compile the other form alone).
+template <class ExecSpace, class Scalar, class Layout, class Tile, bool Plain = false,
+          bool WholeK = true>
 struct TensorTiledGemm {
   static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
   /// The instruction's depth: double's deepest shape that divides BK, float's one shape.
@@ -125,6 +137,16 @@ struct TensorTiledGemm {
   int tiles_m = 1, tiles_n = 1;
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
+  static constexpr bool kWholeK = WholeK && !kOnCpu;
+  int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
+  Scalar* partials = nullptr;   // a partial tile per tile and range (split_k.hpp)
+  int tile_begin = 0, tile_count = 0;  // this launch's tiles, tile_count from tile_begin in order
+
+  /// The tile's rows and columns, as split_k.hpp's partial_offset reads a kernel's.
+  KOKKOS_INLINE_FUNCTION static constexpr int bm() { return BM; }
+  KOKKOS_INLINE_FUNCTION static constexpr int bn() { return BN; }
+  /// Whether this launch splits K; never in a kernel compiled for launches that do not.
+  KOKKOS_INLINE_FUNCTION bool split_launch() const { return !kWholeK && splits > 1; }
 
   /// Team scratch: kStages (or kCopies) buffers of the panels on a GPU; on a CPU one, and every
   /// lane's accumulators.
@@ -291,9 +313,14 @@ struct TensorTiledGemm {
     }
   }
 
-  /// C = alpha * acc + beta * C at lane `lane` of warp `warp`'s elements, inside C only.
-  KOKKOS_INLINE_FUNCTION void store(const Acc& acc, int row0, int col0, int warp, int lane) const {
+  /// C = alpha * acc + beta * C at lane `lane` of warp `warp`'s elements, inside C only; with K
+  /// split, acc as it is into the partial tile of this team's range of K.
+  KOKKOS_INLINE_FUNCTION void store(const Acc& acc, const Member& team, int row0, int col0,
+                                    int warp, int lane) const {
     const int wm0 = row0 + (warp / kWarpsN) * WM, wn0 = col0 + (warp % kWarpsN) * WN;
+    // Found again from the team rather than kept through the K loop.
+    const int split = split_launch() ? team.league_rank() / tile_count : 0;
+    const int local = team.league_rank() - split * tile_count;
     TILEMM_UNROLL
     for (int i = 0; i < FM; ++i) {
       TILEMM_UNROLL
@@ -302,27 +329,35 @@ struct TensorTiledGemm {
         for (int e = 0; e < Frag::kC; ++e) {
           const int row = wm0 + Frag::kM * i + Frag::c_row(lane, e);
           const int col = wn0 + Frag::kN * j + Frag::c_col(lane, e);
-          if (row < g.m() && col < g.n()) scale_into(g.c(row, col), acc[i][j][e], g.alpha, g.beta);
+          if (row >= g.m() || col >= g.n()) continue;
+          if (split_launch()) {
+            partials[partial_offset<Layout>(*this, split, local, row - row0, col - col0)] =
+                acc[i][j][e];
+          } else {
+            scale_into(g.c(row, col), acc[i][j][e], g.alpha, g.beta);
+          }
         }
       }
     }
   }
 
-  /// The pipeline of the pseudo-code, a thread a lane.
+  /// The pipeline of the pseudo-code over the team's range of K, a thread a lane.
   KOKKOS_INLINE_FUNCTION void pipelined(const Member& team, int row0, int col0,
                                         Scalar* buffers) const {
-    const int rank = team.team_rank(), K = g.k();
+    const int rank = team.team_rank();
+    int k_begin, k_end;
+    k_range(team, k_begin, k_end);
     Acc acc = {};
     Scalar stage_a[kStageA], stage_b[kStageB];
     const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
     const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
-    bool quads_in_a = fetch(g.a, quads_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
-    bool quads_in_b = fetch(g.b, quads_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
-    deposit(quads_in_a, a_panel(buffers, row0, 0), rank, walk_a, stage_a);
-    deposit(quads_in_b, b_panel(buffers, 0, col0), rank, walk_b, stage_b);
+    bool quads_in_a = fetch(g.a, quads_a, a_panel(buffers, row0, k_begin), rank, walk_a, stage_a);
+    bool quads_in_b = fetch(g.b, quads_b, b_panel(buffers, k_begin, col0), rank, walk_b, stage_b);
+    deposit(quads_in_a, a_panel(buffers, row0, k_begin), rank, walk_a, stage_a);
+    deposit(quads_in_b, b_panel(buffers, k_begin, col0), rank, walk_b, stage_b);
     team.team_barrier();
-    for (int k0 = 0, buffer = 0; k0 < K; k0 += BK, buffer = (buffer + 1) % kStages) {
-      const bool next = k0 + BK < K;
+    for (int k0 = k_begin, buffer = 0; k0 < k_end; k0 += BK, buffer = (buffer + 1) % kStages) {
+      const bool next = k0 + BK < k_end;
       Scalar* current = buffers + buffer * kBuffer;
       Scalar* other = buffers + (buffer + 1) % kStages * kBuffer;
       if (next) {  // global loads in flight during the products
@@ -337,7 +372,7 @@ struct TensorTiledGemm {
       }
       team.team_barrier();
     }
-    store(acc, row0, col0, rank / 32, rank % 32);
+    store(acc, team, row0, col0, rank / 32, rank % 32);
   }
 
   /// Whether the team's tile copies its panels as they lie (the pseudo-code's copy stages): both
@@ -365,18 +400,21 @@ struct TensorTiledGemm {
       }
     }
   }
-  /// The copy-stage pipeline of the pseudo-code, a thread a lane.
+  /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end) (whole K
+  /// blocks: copies engage only where BK divides K), a thread a lane.
   KOKKOS_INLINE_FUNCTION void copied(const Member& team, int row0, int col0,
                                      Scalar* buffers) const {
     static_assert(kCopies >= 2, "copies keep two or more K blocks in flight");
-    const int rank = team.team_rank(), blocks = g.k() / BK;
+    int k_begin, k_end;
+    k_range(team, k_begin, k_end);
+    const int rank = team.team_rank(), first = k_begin / BK, blocks = (k_end - k_begin) / BK;
     const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
     const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
     const auto start = [&](int block) {  // an empty group past the last block keeps the count
       Scalar* buffer = buffers + block % kCopies * kBuffer;
       if (block < blocks) {
-        copy<kStageA / 4>(g.a, a_panel(buffer, row0, block * BK), walk_a);
-        copy<kStageB / 4>(g.b, b_panel(buffer, block * BK, col0), walk_b);
+        copy<kStageA / 4>(g.a, a_panel(buffer, row0, (first + block) * BK), walk_a);
+        copy<kStageB / 4>(g.b, b_panel(buffer, (first + block) * BK, col0), walk_b);
       }
       async_commit();
     };
@@ -389,7 +427,7 @@ struct TensorTiledGemm {
       const Scalar* current = buffers + i % kCopies * kBuffer;
       multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
     }
-    store(acc, row0, col0, rank / 32, rank % 32);
+    store(acc, team, row0, col0, rank / 32, rank % 32);
   }
 
   /// A CPU team: the team loads each K block's panels, then its threads take the lanes in turn,
@@ -397,13 +435,15 @@ struct TensorTiledGemm {
   KOKKOS_INLINE_FUNCTION void lane_by_lane(const Member& team, int row0, int col0,
                                            Scalar* buffer) const {
     const int rank = team.team_rank(), size = team.team_size();
+    int k_begin, k_end;
+    k_range(team, k_begin, k_end);
     Acc* Cs = reinterpret_cast<Acc*>(buffer + kBuffer);
     for (int l = rank; l < kLanes; l += size) {
       for (int i = 0; i < FM; ++i)
         for (int j = 0; j < FN; ++j)
           for (int e = 0; e < Frag::kC; ++e) Cs[l][i][j][e] = 0;
     }
-    for (int k0 = 0; k0 < g.k(); k0 += BK) {
+    for (int k0 = k_begin; k0 < k_end; k0 += BK) {
       const Panel a = a_panel(buffer, row0, k0), b = b_panel(buffer, k0, col0);
       for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
         a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
@@ -414,12 +454,25 @@ struct TensorTiledGemm {
         multiply(Cs[l], buffer, buffer + kAScalars, l / 32, l % 32);
       team.team_barrier();
     }
-    for (int l = rank; l < kLanes; l += size) store(Cs[l], row0, col0, l / 32, l % 32);
+    for (int l = rank; l < kLanes; l += size) store(Cs[l], team, row0, col0, l / 32, l % 32);
+  }
+
+  /// This team's range of K, [k_begin, k_end): all of K unless the launch splits K. Teams take
+  /// the launch's tiles for K's first range, then for its second, ... (Found where a schedule
+  /// starts rather than kept from the team's start: held through the tile's setup, K took the
+  /// copy-stage kernels two more registers.)
+  KOKKOS_INLINE_FUNCTION void k_range(const Member& team, int& k_begin, int& k_end) const {
+    const int split = kWholeK ? 0 : team.league_rank() / tile_count;
+    k_begin = split * k_split;
+    k_end = kWholeK || splits == 1 || g.k() - k_begin < k_split ? g.k() : k_begin + k_split;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    // This team's tile of C: the launch's tiles in order, for each range of K.
+    const int split = kWholeK ? 0 : team.league_rank() / tile_count;
     int tile_m, tile_n;
-    tile_of(team.league_rank(), tile_m, tile_n);
+    tile_of(kWholeK ? team.league_rank() : tile_begin + team.league_rank() - split * tile_count,
+            tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     void* shmem = team.team_scratch(kOnCpu ? 1 : 0).get_shmem(scratch_bytes());
     char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));

@@ -12,8 +12,10 @@ namespace tilemm::kernels {
 template <class ExecSpace, class Scalar, class Layout>
 LaunchConfig plan_tensor_tiled(const LaunchRequest& request, const Extents& extents);
 
-/// TensorTiled<ExecSpace, Scalar, Layout>::run (tensor_tiled_launch.hpp).
+/// TensorTiled<ExecSpace, Scalar, Layout>::run (tensor_tiled_launch.hpp); `partials`:
+/// cfg.partial_elements scalars of the backend's memory, for a split K.
 template <class ExecSpace, class Scalar, class Layout>
-void run_tensor_tiled(const GemmOperands<ExecSpace, Scalar, Layout>& g, const LaunchConfig& cfg);
+void run_tensor_tiled(const GemmOperands<ExecSpace, Scalar, Layout>& g, const LaunchConfig& cfg,
+                      Scalar* partials);
 
 }  // namespace tilemm::kernels

@@ -20,11 +20,16 @@
 // whose copies can engage only where op(A) runs along k and op(B) along n in memory (NN in
 // LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
-// (tensor_tiled.hpp, perf/README.md). K is not split. Float with K below kSplitTf32MinK runs the
+// (tensor_tiled.hpp, perf/README.md). K is split as the spec asks (split_k.hpp), the tiles before
+// the split ones run whole K in a launch of their own; by default on a GPU where C has too few
+// tiles for its multiprocessors and K is long (default_split). Float with K below kSplitTf32MinK
+// runs the
 // plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
 // only from there on (perf/README.md, "Float accuracy of split TF32").
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +43,8 @@ struct TensorTiled {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
   template <class Tile>
   using Kernel = TensorTiledGemm<ExecSpace, Scalar, Layout, Tile>;
+  template <class Tile, bool Plain, bool WholeK>
+  using Form = TensorTiledGemm<ExecSpace, Scalar, Layout, Tile, Plain, WholeK>;
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
 
   using Tiles =
@@ -110,24 +117,81 @@ struct TensorTiled {
                                 {{128, 64, 16, 64, 32}, kDoubleCopyTile}};
     return table[sizeof(Scalar) == 8][copies];
   }
-  /// best_tile where it gives every processor a team, else the next smaller one that does, else
-  /// the smallest.
+  /// best_tile's neighbour in the other orientation (64 rows for 128 columns, or the reverse), by
+  /// precision and copies as best_tile: a split's tile for a C of 64 rows or columns.
+  static Tiling turned_tile(bool copies) {
+    const Tiling table[2][2] = {{{64, 128, 16, 32, 64}, {64, 128, 8, 32, 64, 3}},
+                                {{64, 128, 16, 32, 64}, {128, 64, 8, 64, 32, 3}}};
+    return table[sizeof(Scalar) == 8][copies];
+  }
   static Tiling default_tile(const Extents& e) {
-    if (kCpu) return {32, 32, 16, 16, 16};
+    return kCpu ? Tiling{32, 32, 16, 16, 16} : gpu_tile(e, processors());
+  }
+  /// A GPU's default tile with `multiprocessors`: best_tile where it gives every
+  /// multiprocessor a team, else the next smaller one that does. Where only the smallest would, and
+  /// K splits (default_split), the first of best_tile, turned_tile and 64x64 that covers C with at
+  /// most a quarter of its area outside, its teams made by splitting K rather than by the smallest
+  /// tile, whose teams have the fewest products a load.
+  static Tiling gpu_tile(const Extents& e, std::int64_t multiprocessors) {
+    const bool copies = copies_can_engage(e);
     const std::vector<Tiling> candidates = {
-        best_tile(copies_can_engage(e)), {64, 64, 16, 32, 32}, {32, 32, 16, 16, 16}};
+        best_tile(copies), {64, 64, 16, 32, 32}, {32, 32, 16, 16, 16}};
     for (const Tiling& t : candidates) {
-      if (tiles_of(t, e.m, e.n) >= processors()) return t;
+      if (tiles_of(t, e.m, e.n) >= multiprocessors && !(t == candidates.back())) return t;
+    }
+    for (const Tiling& t : {best_tile(copies), turned_tile(copies), candidates[1]}) {
+      if (padding(t, e) <= 1.25 && default_split(t, e, multiprocessors).ranges > 1) return t;
     }
     return candidates.back();
+  }
+
+  /// The least depth of K a default split gives a range: a range's partial tile costs a store of
+  /// each element and a load by the sum pass against this many multiply-adds of it, and a team
+  /// fills and drains its pipeline once a range (S - 1 K blocks copied ahead, its tile stored):
+  /// 512 of K are 32 to 64 K blocks.
+  static constexpr std::int64_t kMinSplitDepth = 512;
+  /// Teams of tile t that a GPU of `multiprocessors` runs at once: as many as fit a
+  /// multiprocessor's 65536 registers at the most a thread may take (255, allocated as 256; the
+  /// launch bounds ask for one team): two of 4 warps, one of 8.
+  static std::int64_t team_slots(const Tiling& t, std::int64_t multiprocessors) {
+    const int lanes = 32 * (t.bm / t.tm) * (t.bn / t.tn);
+    return multiprocessors * std::max(1, 65536 / (256 * lanes));
+  }
+  /// The default split of K for tile t on a GPU of `multiprocessors`: where C's tiles
+  /// leave team slots empty, every tile in as many ranges as fill the slots, at most K /
+  /// kMinSplitDepth (64 x 4096 x 4096: 32 tiles of 64x128 in 8 ranges of 512, 256 teams for 132
+  /// multiprocessors of two); none where the tiles fill them (square n >= 1024) or K is short.
+  static KSplit default_split(const Tiling& t, const Extents& e, std::int64_t multiprocessors) {
+    const std::int64_t tiles = tiles_of(t, e.m, e.n);
+    if (tiles == 0) return {};
+    const std::int64_t ranges =
+        std::min(team_slots(t, multiprocessors) / tiles, e.k / kMinSplitDepth);
+    const int count = ranges > 1 ? split_count(e.k, t.bk, int(ranges)) : 1;
+    return count > 1 ? KSplit{count, tiles} : KSplit{};
+  }
+
+  /// Calls f(kernel) with the kernel that runs cfg's tile: the plain products where cfg's
+  /// instruction is `fma` on a GPU, compiled for whole K where `whole` (on CPUs one kernel runs
+  /// both, the plain products).
+  template <class F>
+  static void with_kernel(const LaunchConfig& cfg, bool whole, F&& f) {
+    with_tile(cfg.tile, [&](auto kernel) {
+      using T = typename decltype(kernel)::TileType;
+      if constexpr (kCpu) {
+        f(Form<T, false, false>{});
+      } else {
+        if constexpr (std::is_same_v<Scalar, float>) {
+          if (cfg.instruction == "fma")
+            return whole ? f(Form<T, true, true>{}) : f(Form<T, true, false>{});
+        }
+        whole ? f(Form<T, false, true>{}) : f(Form<T, false, false>{});
+      }
+    });
   }
 
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
-    if (request.split_k > 1) {
-      throw LaunchError(LaunchLimit::SplitK, "the tensor-tiled kernel does not split K");
-    }
     with_tile(cfg.tile, [&](auto kernel) {
       using K = decltype(kernel);
       // A GPU runs a thread a lane; a CPU team of any size takes the lanes in turn.
@@ -142,31 +206,56 @@ struct TensorTiled {
       cfg.scratch_bytes = K::scratch_bytes();
       cfg.scratch_level = kCpu ? 1 : 0;  // a CPU's caches serve the panels and accumulators
       cfg.instruction = plain(extents) ? "fma" : mma_instruction<Scalar>(K::kInstK);
-      check_team_launch(kernel, cfg);
     });
+    // The spec's split, none for a tile it names without one, else a GPU's default (split_k.hpp).
+    plan_split(request, extents, cfg,
+               [&] { return kCpu ? KSplit{} : default_split(cfg.tile, extents, processors()); });
+    // The kernels the launch runs: the whole tiles', the split tiles'.
+    const bool whole =
+        cfg.split_k == 1 || cfg.split_tiles < tiles_of(cfg.tile, extents.m, extents.n);
+    if (whole)
+      with_kernel(cfg, true, [&](auto kernel) { check_team_launch(kernel, whole_k(cfg)); });
+    if (cfg.split_k > 1)
+      with_kernel(cfg, false, [&](auto kernel) { check_team_launch(kernel, cfg); });
     return cfg;
   }
 
+  /// Runs tile_count tiles of C from tile_begin in the tile order with kernel type K, K split as
+  /// cfg says into `partials` (cfg.partial_elements scalars of the backend's memory), then their
+  /// sum pass.
   template <class K>
-  static void launch(const Operands& g, const LaunchConfig& cfg) {
+  static void launch(const Operands& g, const LaunchConfig& cfg, Scalar* partials, int tile_begin,
+                     int tile_count) {
     K k{g, ceil_div(g.m(), K::BM), ceil_div(g.n(), K::BN), g.a.runs_aligned(4),
         g.b.runs_aligned(4)};
-    typename K::Policy policy(k.tiles_m * k.tiles_n, cfg.team_size, cfg.vector_length);
+    k.splits = cfg.split_k;
+    k.k_split = split_length(g.k(), K::BK, cfg.split_k);
+    k.partials = partials;
+    k.tile_begin = tile_begin;
+    k.tile_count = tile_count;
+    typename K::Policy policy(tile_count * cfg.split_k, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for(
         "tilemm::tensor_tiled",
         policy.set_scratch_size(cfg.scratch_level, Kokkos::PerTeam(cfg.scratch_bytes)), k);
+    if (cfg.split_k > 1) {
+      sum_splits<ExecSpace>("tilemm::tensor_tiled::sum_splits", g, partials, K::BM, K::BN,
+                            cfg.split_k, tile_begin, tile_count, k);
+    }
   }
-  static void run(const Operands& g, const LaunchConfig& cfg) {
-    with_tile(cfg.tile, [&](auto kernel) {
-      using K = decltype(kernel);
-      if constexpr (!kCpu && std::is_same_v<Scalar, float>) {
-        if (cfg.instruction == "fma") {
-          launch<TensorTiledGemm<ExecSpace, Scalar, Layout, typename K::TileType, true>>(g, cfg);
-          return;
-        }
-      }
-      launch<K>(g, cfg);
-    });
+  /// The tiles before the split ones run whole K in a launch of their own, then the split ones.
+  static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+    const int tiles = int(tiles_of(cfg.tile, g.m(), g.n()));
+    const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
+    if (split_tiles < tiles) {
+      with_kernel(cfg, true, [&](auto kernel) {
+        launch<decltype(kernel)>(g, whole_k(cfg), nullptr, 0, tiles - split_tiles);
+      });
+    }
+    if (split_tiles > 0) {
+      with_kernel(cfg, false, [&](auto kernel) {
+        launch<decltype(kernel)>(g, cfg, partials, tiles - split_tiles, split_tiles);
+      });
+    }
   }
 };
 
