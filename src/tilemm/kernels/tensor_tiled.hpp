@@ -65,11 +65,11 @@
 #include <type_traits>
 
 #include "tilemm/kernels/gemm_operands.hpp"
-#include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
 #include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/split_k.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/tensor_tiled_staging.hpp"
 #include "tilemm/kernels/tensor_tiled_wide.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -194,67 +194,17 @@ struct TensorTiledGemm {
             kWideSchedule ? Panel::of_b : Panel::none};
   }
 
-  /// A thread's share of panel p into registers: 4 neighbours a load by the walk `quads` (items
-  /// of 4, made once before the K loop) where the panel lies inside op(X) in whole quads and
-  /// op(X)'s runs of 4 are aligned (`aligned`); else a scalar at a time, zero outside op(X).
-  /// Returns whether it read quads, for deposit().
+  /// A thread's share of panel p into registers, and from registers into scratch
+  /// (tensor_tiled_staging.hpp).
   template <int N, class Op>
   KOKKOS_INLINE_FUNCTION static bool fetch(const Op& x, bool aligned, const Panel& p, int rank,
                                            const PanelWalk& quads, Scalar (&stage)[N]) {
-    static_assert(N % 4 == 0, "a share is whole quads");
-    if (aligned && p.length % 4 == 0 && p.inside(x)) {
-      const Scalar* origin = x.pointer(p.row0, p.col0);
-      const int ld = x.leading();
-      PanelWalk w = quads;
-      TILEMM_UNROLL
-      for (int s = 0; s < N / 4; ++s, w.next()) {
-        if (w.more()) {
-          const auto q = *reinterpret_cast<const Quad<Scalar>*>(
-              origin + std::ptrdiff_t(w.line) * ld + w.pos());
-          TILEMM_UNROLL
-          for (int i = 0; i < 4; ++i) stage[4 * s + i] = q.v[i];
-        }
-      }
-      return true;
-    }
-    PanelWalk w = p.walk(rank, kLanes, 1);
-    TILEMM_UNROLL
-    for (int s = 0; s < N; ++s, w.next()) {
-      if (w.more()) stage[s] = p.value(x, w.line, w.pos());
-    }
-    return false;
+    return fetch_share<kLanes>(x, aligned, p, rank, quads, stage);
   }
-  /// ... and from registers into scratch by the same walk; a quad 16 bytes a store where its
-  /// neighbours are neighbours in scratch too (scratch rows are 16-byte aligned).
   template <int N>
   KOKKOS_INLINE_FUNCTION static void deposit(bool quads, const Panel& p, int rank,
                                              const PanelWalk& quad_walk, const Scalar (&stage)[N]) {
-    if (quads) {
-      constexpr int kWide = 16 / sizeof(Scalar);
-      PanelWalk w = quad_walk;
-      TILEMM_UNROLL
-      for (int s = 0; s < N / 4; ++s, w.next()) {
-        if (!w.more()) continue;
-        if (p.dst_along_lines()) {
-          TILEMM_UNROLL
-          for (int i = 0; i < 4; i += kWide) {
-            Vec<Scalar, kWide> v;
-            TILEMM_UNROLL
-            for (int j = 0; j < kWide; ++j) v.v[j] = stage[4 * s + i + j];
-            *reinterpret_cast<Vec<Scalar, kWide>*>(&p.at(w.line, w.pos() + i)) = v;
-          }
-        } else {
-          TILEMM_UNROLL
-          for (int i = 0; i < 4; ++i) p.at(w.line, w.pos() + i) = stage[4 * s + i];
-        }
-      }
-    } else {
-      PanelWalk w = p.walk(rank, kLanes, 1);
-      TILEMM_UNROLL
-      for (int s = 0; s < N; ++s, w.next()) {
-        if (w.more()) p.at(w.line, w.pos()) = stage[s];
-      }
-    }
+    deposit_share<kLanes>(quads, p, rank, quad_walk, stage);
   }
 
   /// acc += the products of one K block for lane `lane` of warp `warp`: a warp's mma where the
@@ -382,23 +332,10 @@ struct TensorTiledGemm {
     return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
            a.inside(g.a) && b.inside(g.b);
   }
-  /// Starts the copies of a thread's share of panel p (N quads by the walk `quads`), 16 bytes a
-  /// copy.
+  /// Starts the copies of a thread's share of panel p (tensor_tiled_staging.hpp).
   template <int N, class Op>
   KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& quads) {
-    constexpr int kWide = 16 / sizeof(Scalar);
-    const Scalar* origin = x.pointer(p.row0, p.col0);
-    const int ld = x.leading();
-    PanelWalk w = quads;
-    TILEMM_UNROLL
-    for (int s = 0; s < N; ++s, w.next()) {
-      if (!w.more()) continue;
-      TILEMM_UNROLL
-      for (int i = 0; i < 4; i += kWide) {
-        async_copy16(&p.at(w.line, w.pos() + i),
-                     origin + std::ptrdiff_t(w.line) * ld + w.pos() + i);
-      }
-    }
+    copy_share<N, Scalar>(x, p, quads);
   }
   /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end) (whole K
   /// blocks: copies engage only where BK divides K), a thread a lane.
