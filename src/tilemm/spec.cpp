@@ -192,13 +192,15 @@ void read_launch_lists(const ProblemReader& r, Sweep& sweep) {
   }
   sweep.split_ks = r.list<std::int64_t>("split_k", r.integers(1, 4096), {0});
   sweep.split_tiles = r.list<std::int64_t>("split_tiles", r.integers(1, kMaxExtent), {0});
-  const bool any_split =
-      std::find(kernels.begin(), kernels.end(), "register-tiled") != kernels.end();
+  const bool any_split = std::any_of(kernels.begin(), kernels.end(), [](const std::string& k) {
+    return k == "register-tiled" || k == "tensor-tiled";
+  });
   for (const std::string key : {"split_k", "split_tiles"}) {
     if (!any_split && r.in_problem(key)) {
-      r.error(r.find(key), key,
-              "only 'register-tiled' splits K, and it is not among the kernels [" + join(kernels) +
-                  "]");
+      r.error(
+          r.find(key), key,
+          "only 'register-tiled' and 'tensor-tiled' split K, and neither is among the kernels [" +
+              join(kernels) + "]");
     }
   }
   if (any_split && r.find("split_tiles") && !r.find("split_k")) {

@@ -158,10 +158,10 @@ TEST(Spec, RefusesBadValues) {
   expect_error(kHead + mnk + "    warmup_s: soon\n", {"key 'warmup_s'", "finite number"});
   expect_error(kHead + mnk + "    split_k: 0\n", {"key 'split_k'", "[1, 4096]"});
   expect_error(kHead + mnk + "    kernels: [naive]\n    split_k: 2\n",
-               {"key 'split_k'", "only 'register-tiled' splits K"});
+               {"key 'split_k'", "only 'register-tiled' and 'tensor-tiled' split K"});
   expect_error(kHead + mnk + "    split_k: 2\n    split_tiles: 0\n", {"key 'split_tiles'"});
   expect_error(kHead + mnk + "    kernels: [naive]\n    split_tiles: 2\n",
-               {"key 'split_tiles'", "only 'register-tiled' splits K"});
+               {"key 'split_tiles'", "only 'register-tiled' and 'tensor-tiled' split K"});
   expect_error(kHead + mnk + "    kernels: [register-tiled]\n    split_tiles: 2\n",
                {"key 'split_tiles'", "no split_k"});
   // alpha and beta are applied in the problem's precision.
