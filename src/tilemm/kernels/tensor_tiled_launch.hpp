@@ -15,8 +15,7 @@
 // where S buffers fit a CUDA team's scratch (else the plan refuses them):
 //   128x64x8/64x32/s2, 128x64x8/64x32/s3, 128x64x8/64x32/s4 (float), 64x128x8/32x64/s3,
 //   128x64x16/64x32/s2 (float), and in float's wide schedule of K blocks (tensor_tiled_wide.hpp)
-//   128x64x16/64x32/s3 and 128x128x16/64x32/s2 (8 warps), and the smaller 64x64x16/32x32/s2
-//   and 64x64x8/32x32/s4, which fit double's deeper or more K blocks in a GPU team's scratch,
+//   128x64x16/64x32/s3 and 128x128x16/64x32/s2 (8 warps),
 // whose copies can engage only where op(A) runs along k and op(B) along n in memory (NN in
 // LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
@@ -54,13 +53,12 @@ struct TensorTiled {
                TensorTile<32, 32, 16, 16, 16>, TensorTile<128, 64, 8, 64, 32, 2>,
                TensorTile<128, 64, 8, 64, 32, 4>, TensorTile<64, 128, 8, 32, 64, 3>,
                TensorTile<128, 64, 16, 64, 32, 2>, TensorTile<128, 64, 8, 64, 32, 3>,
-               TensorTile<128, 64, 16, 64, 32, 3, true>, TensorTile<128, 128, 16, 64, 32, 2, true>,
-               TensorTile<64, 64, 16, 32, 32, 2>, TensorTile<64, 64, 8, 32, 32, 4>>;
+               TensorTile<128, 64, 16, 64, 32, 3, true>, TensorTile<128, 128, 16, 64, 32, 2, true>>;
   static std::string table() {
     return "128x128x16/64x32, 128x128x8/64x32, 128x64x16/64x32, 128x64x8/64x32, "
            "64x128x16/32x64, 64x64x16/32x32, 32x32x16/16x16, 128x64x8/64x32/s2, "
            "128x64x8/64x32/s4, 64x128x8/32x64/s3, 128x64x16/64x32/s2, 128x64x8/64x32/s3, "
-           "128x64x16/64x32/s3, 128x128x16/64x32/s2, 64x64x16/32x32/s2, 64x64x8/32x32/s4";
+           "128x64x16/64x32/s3, 128x128x16/64x32/s2";
   }
   /// The shortest K at which float runs split TF32 on a GPU: each product carries up to 12 u of
   /// representation error (u = 2^-24), so (k + 14) u must stay within (k + 2) eps = (2k + 4) u.
