@@ -358,19 +358,12 @@ struct RegisterTiled {
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
     const bool ops_nn = !g.a.transposed && !g.b.transposed, pairs = pairs_fit(g);
     const int leading = std::max(g.a.leading(), g.b.leading());
-    const int tiles = int(tilemm::tiles_of(cfg.tile, g.m(), g.n()));
-    const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
-    if (split_tiles < tiles) {
-      const LaunchConfig whole = whole_k(cfg);
-      with_kernel(whole, ops_nn, pairs, leading, [&](auto kernel) {
-        run_kernel<decltype(kernel)>(g, whole, nullptr, 0, tiles - split_tiles);
-      });
-    }
-    if (split_tiles > 0) {
-      with_kernel(cfg, ops_nn, pairs, leading, [&](auto kernel) {
-        run_kernel<decltype(kernel)>(g, cfg, partials, tiles - split_tiles, split_tiles);
-      });
-    }
+    for_each_launch(cfg, tilemm::tiles_of(cfg.tile, g.m(), g.n()), partials,
+                    [&](const LaunchConfig& launch, Scalar* into, int begin, int count) {
+                      with_kernel(launch, ops_nn, pairs, leading, [&](auto kernel) {
+                        run_kernel<decltype(kernel)>(g, launch, into, begin, count);
+                      });
+                    });
   }
 };
 

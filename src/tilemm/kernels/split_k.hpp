@@ -107,6 +107,17 @@ inline LaunchConfig whole_k(LaunchConfig cfg) {
   return cfg;
 }
 
+/// Calls run(launch, partials, tile_begin, tile_count) for each launch of a run that cfg splits
+/// over C's `tiles` tiles: the tiles before the split ones with K whole (whole_k(cfg), no
+/// partials), then the split ones into `partials`; one launch of all tiles when K is not split.
+template <class Scalar, class Run>
+void for_each_launch(const LaunchConfig& cfg, std::int64_t tiles, Scalar* partials, Run&& run) {
+  const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
+  if (split_tiles < tiles)
+    run(whole_k(cfg), static_cast<Scalar*>(nullptr), 0, int(tiles) - split_tiles);
+  if (split_tiles > 0) run(cfg, partials, int(tiles) - split_tiles, split_tiles);
+}
+
 /// The sum pass over the partials of a launch of `tile_count` tiles of bm x bn from tile_begin,
 /// in `splits` ranges: C = alpha * (partial 0 + partial 1 + ...) + beta * C, the partials added
 /// in the order of their ranges, so that a result does not change from run to run. `order` is

@@ -208,13 +208,12 @@ struct TensorTiled {
     // The spec's split, none for a tile it names without one, else a GPU's default (split_k.hpp).
     plan_split(request, extents, cfg,
                [&] { return kCpu ? KSplit{} : default_split(cfg.tile, extents, processors()); });
-    // The kernels the launch runs: the whole tiles', the split tiles'.
-    const bool whole =
-        cfg.split_k == 1 || cfg.split_tiles < tiles_of(cfg.tile, extents.m, extents.n);
-    if (whole)
-      with_kernel(cfg, true, [&](auto kernel) { check_team_launch(kernel, whole_k(cfg)); });
-    if (cfg.split_k > 1)
-      with_kernel(cfg, false, [&](auto kernel) { check_team_launch(kernel, cfg); });
+    // The kernels the launches run: the whole tiles', the split tiles'.
+    for_each_launch(cfg, tiles_of(cfg.tile, extents.m, extents.n), static_cast<Scalar*>(nullptr),
+                    [&](const LaunchConfig& launch, Scalar*, int, int) {
+                      with_kernel(launch, launch.split_k == 1,
+                                  [&](auto kernel) { check_team_launch(kernel, launch); });
+                    });
     return cfg;
   }
 
@@ -242,18 +241,12 @@ struct TensorTiled {
   }
   /// The tiles before the split ones run whole K in a launch of their own, then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
-    const int tiles = int(tiles_of(cfg.tile, g.m(), g.n()));
-    const int split_tiles = cfg.split_k > 1 ? int(cfg.split_tiles) : 0;
-    if (split_tiles < tiles) {
-      with_kernel(cfg, true, [&](auto kernel) {
-        launch<decltype(kernel)>(g, whole_k(cfg), nullptr, 0, tiles - split_tiles);
-      });
-    }
-    if (split_tiles > 0) {
-      with_kernel(cfg, false, [&](auto kernel) {
-        launch<decltype(kernel)>(g, cfg, partials, tiles - split_tiles, split_tiles);
-      });
-    }
+    for_each_launch(cfg, tiles_of(cfg.tile, g.m(), g.n()), partials,
+                    [&](const LaunchConfig& one, Scalar* into, int begin, int count) {
+                      with_kernel(one, one.split_k == 1, [&](auto kernel) {
+                        launch<decltype(kernel)>(g, one, into, begin, count);
+                      });
+                    });
   }
 };
 
