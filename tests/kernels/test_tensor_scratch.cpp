@@ -76,10 +76,13 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
       const bool copy_a = a.dst_along_lines() && a.inside(k.g.a);
       const bool copy_b = b.dst_along_lines() && b.inside(k.g.b);
       for (int rank = 0; rank < Kernel::kLanes; ++rank) {
+        constexpr int kRun = Kernel::kRun;
         if (copy_a)
-          Kernel::template copy<Kernel::kStageA / 4>(k.g.a, a, a.walk(rank, Kernel::kLanes, 4));
+          Kernel::template copy<Kernel::kStageA / kRun>(k.g.a, a,
+                                                        a.walk(rank, Kernel::kLanes, kRun));
         if (copy_b)
-          Kernel::template copy<Kernel::kStageB / 4>(k.g.b, b, b.walk(rank, Kernel::kLanes, 4));
+          Kernel::template copy<Kernel::kStageB / kRun>(k.g.b, b,
+                                                        b.walk(rank, Kernel::kLanes, kRun));
       }
       if (copy_a) expect_panel("copied", true, row0, col0, k0);
       if (copy_b) expect_panel("copied", false, row0, col0, k0);
@@ -253,25 +256,23 @@ TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
   check_fragment_loads_conflict_free<double>();
 }
 
-/// The copies of a panel p (tensor_tiled.hpp, copy) by each warp of the team: every 16-byte copy
-/// a warp makes at once writes in the fewest wavefronts, 4.
+/// The copies of a panel p (tensor_tiled.hpp, copy) by each warp of the team, `runs` 16-byte
+/// runs a lane, neighbouring lanes neighbouring runs: every copy a warp makes at once writes in the
+/// fewest wavefronts, 4.
 template <class Kernel, class Panel>
-void check_copies_conflict_free(const char* what, const Panel& p, int quads) {
-  constexpr int kScalar = sizeof(*p.dst), kWide = 16 / kScalar;
+void check_copies_conflict_free(const char* what, const Panel& p, int runs) {
+  constexpr int kScalar = sizeof(*p.dst);
   for (int warp = 0; warp < Kernel::kWarps; ++warp) {
     std::vector<kernels::PanelWalk> walks;
     for (int lane = 0; lane < kLanes; ++lane)
-      walks.push_back(p.walk(32 * warp + lane, Kernel::kLanes, 4));
-    for (int s = 0; s < quads; ++s) {
-      for (int i = 0; i < 4; i += kWide) {  // a quad's 16-byte copies
-        std::vector<long> at(kLanes);
-        for (int lane = 0; lane < kLanes; ++lane) {
-          ASSERT_TRUE(walks[lane].more());
-          at[lane] = long(&p.at(walks[lane].line, walks[lane].pos() + i) - p.dst) * kScalar;
-        }
-        EXPECT_EQ(wavefronts(at, 16), 4)
-            << what << ": warp " << warp << ", quad " << s << ", copy " << i / kWide;
+      walks.push_back(p.walk(32 * warp + lane, Kernel::kLanes, Kernel::kRun));
+    for (int s = 0; s < runs; ++s) {
+      std::vector<long> at(kLanes);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        ASSERT_TRUE(walks[lane].more());
+        at[lane] = long(&p.at(walks[lane].line, walks[lane].pos()) - p.dst) * kScalar;
       }
+      EXPECT_EQ(wavefronts(at, 16), 4) << what << ": warp " << warp << ", copy " << s;
       for (auto& w : walks) w.next();
     }
   }
@@ -290,7 +291,20 @@ TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
     k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
     std::vector<double> buffer(Kernel::kBuffer);
     check_copies_conflict_free<Kernel>("double As", k.a_panel(buffer.data(), 0, 0),
-                                       Kernel::kStageA / 4);
+                                       Kernel::kStageA / Kernel::kRun);
+  }
+  {  // double's default tile where the copies engage: As swizzled, Bs in padded rows
+    using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
+                                            kernels::TensorTile<64, 128, 8, 32, 64, 3>>;
+    using Matrix = typename Kernel::Operands::matrix;
+    Kernel k{};
+    k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
+    k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
+    std::vector<double> buffer(Kernel::kBuffer);
+    check_copies_conflict_free<Kernel>("double As 64x128", k.a_panel(buffer.data(), 0, 0),
+                                       Kernel::kStageA / Kernel::kRun);
+    check_copies_conflict_free<Kernel>("double Bs 64x128", k.b_panel(buffer.data(), 0, 0),
+                                       Kernel::kStageB / Kernel::kRun);
   }
   using Kernel = kernels::TensorTiledGemm<Space, float, Kokkos::LayoutRight,
                                           kernels::TensorTile<128, 64, 16, 64, 32, 3, true>>;
@@ -301,9 +315,9 @@ TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
   k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
   std::vector<float> buffer(Kernel::kBuffer);
   check_copies_conflict_free<Kernel>("wide As", k.a_panel(buffer.data(), 0, 0),
-                                     Kernel::kStageA / 4);
+                                     Kernel::kStageA / Kernel::kRun);
   check_copies_conflict_free<Kernel>("wide Bs", k.b_panel(buffer.data(), 0, 0),
-                                     Kernel::kStageB / 4);
+                                     Kernel::kStageB / Kernel::kRun);
 }
 
 }  // namespace

@@ -41,7 +41,8 @@
 // ones run whole K in a launch of their own, in a kernel compiled for a whole K (`WholeK`), whose
 // K loop holds no range. Ranges of whole blocks keep the copies' alignment within a range.
 //
-// Copies take 16-byte runs as they lie: for an A contiguous along k (NN in LayoutRight), a tile
+// Copies take 16-byte runs as they lie, neighbouring threads neighbouring runs (a warp then asks
+// for each sector of a line once): for an A contiguous along k (NN in LayoutRight), a tile
 // with copy stages keeps its A panel as As[m][k]. A float tile marked wide multiplies each K block
 // of 16 by tensor_tiled_wide.hpp's schedule instead of mma_block, in that file's scratch layout.
 //
@@ -125,6 +126,7 @@ struct TensorTiledGemm {
   // Each lane's share of a panel, staged in registers between K blocks: whole quads.
   static constexpr int kStageA = ((BM * BK + kLanes - 1) / kLanes + 3) / 4 * 4;
   static constexpr int kStageB = ((BK * BN + kLanes - 1) / kLanes + 3) / 4 * 4;
+  static constexpr int kRun = 16 / sizeof(Scalar);  // scalars of a copy
 
   using Policy =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
@@ -332,10 +334,10 @@ struct TensorTiledGemm {
     return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
            a.inside(g.a) && b.inside(g.b);
   }
-  /// Starts the copies of a thread's share of panel p (tensor_tiled_staging.hpp).
+  /// Starts the copies of a thread's share of panel p, N runs of kRun (tensor_tiled_staging.hpp).
   template <int N, class Op>
-  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& quads) {
-    copy_share<N, Scalar>(x, p, quads);
+  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& runs) {
+    copy_share<N, Scalar>(x, p, runs);
   }
   /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end) (whole K
   /// blocks: copies engage only where BK divides K), a thread a lane.
@@ -345,13 +347,13 @@ struct TensorTiledGemm {
     int k_begin, k_end;
     k_range(team, k_begin, k_end);
     const int rank = team.team_rank(), first = k_begin / BK, blocks = (k_end - k_begin) / BK;
-    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
-    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
+    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, kRun);
+    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, kRun);
     const auto start = [&](int block) {  // an empty group past the last block keeps the count
       Scalar* buffer = buffers + block % kCopies * kBuffer;
       if (block < blocks) {
-        copy<kStageA / 4>(g.a, a_panel(buffer, row0, (first + block) * BK), walk_a);
-        copy<kStageB / 4>(g.b, b_panel(buffer, (first + block) * BK, col0), walk_b);
+        copy<kStageA / kRun>(g.a, a_panel(buffer, row0, (first + block) * BK), walk_a);
+        copy<kStageB / kRun>(g.b, b_panel(buffer, (first + block) * BK, col0), walk_b);
       }
       async_commit();
     };

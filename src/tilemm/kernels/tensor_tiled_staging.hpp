@@ -79,21 +79,18 @@ KOKKOS_INLINE_FUNCTION void deposit_share(bool quads, const Panel& p, int rank,
   }
 }
 
-/// Starts the copies of a thread's share of panel p (N quads by the walk `quads`), 16 bytes a
-/// copy.
+/// Starts the copies of a thread's share of panel p: N runs of 16 bytes by the walk `runs` (items
+/// of 16 bytes), a copy each. Neighbouring threads copy neighbouring runs, so that a warp's copy
+/// asks for each 32-byte sector of a line once.
 template <int N, class Scalar, class Op, class Panel>
-KOKKOS_INLINE_FUNCTION void copy_share(const Op& x, const Panel& p, const PanelWalk& quads) {
-  constexpr int kWide = 16 / sizeof(Scalar);
+KOKKOS_INLINE_FUNCTION void copy_share(const Op& x, const Panel& p, const PanelWalk& runs) {
   const Scalar* origin = x.pointer(p.row0, p.col0);
   const int ld = x.leading();
-  PanelWalk w = quads;
+  PanelWalk w = runs;
   TILEMM_UNROLL
   for (int s = 0; s < N; ++s, w.next()) {
-    if (!w.more()) continue;
-    TILEMM_UNROLL
-    for (int i = 0; i < 4; i += kWide) {
-      async_copy16(&p.at(w.line, w.pos() + i), origin + std::ptrdiff_t(w.line) * ld + w.pos() + i);
-    }
+    if (w.more())
+      async_copy16(&p.at(w.line, w.pos()), origin + std::ptrdiff_t(w.line) * ld + w.pos());
   }
 }
 
