@@ -105,7 +105,7 @@ struct TensorTiled {
     return (e.trans_a == Trans::N) == right && (e.trans_b == Trans::N) == right;
   }
   /// Double's default where the copies can engage.
-  static constexpr Tiling kDoubleCopyTile{64, 128, 8, 32, 64, 3};
+  static constexpr Tiling kDoubleCopyTile{128, 64, 8, 64, 32, 3};
   /// The GPU's default by precision and by whether the copies can engage: the fastest tile
   /// measured there (perf/README.md). (A tile with copy stages is correct where they do not engage
   /// too: it stages its panels in registers.)
@@ -119,7 +119,7 @@ struct TensorTiled {
   /// precision and copies as best_tile: a split's tile for a C of 64 rows or columns.
   static Tiling turned_tile(bool copies) {
     const Tiling table[2][2] = {{{64, 128, 16, 32, 64}, {64, 128, 8, 32, 64, 3}},
-                                {{64, 128, 16, 32, 64}, {128, 64, 8, 64, 32, 3}}};
+                                {{64, 128, 16, 32, 64}, {64, 128, 8, 32, 64, 3}}};
     return table[sizeof(Scalar) == 8][copies];
   }
   static Tiling default_tile(const Extents& e) {
