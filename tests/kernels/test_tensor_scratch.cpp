@@ -278,46 +278,39 @@ void check_copies_conflict_free(const char* what, const Panel& p, int runs) {
   }
 }
 
-/// The copies into a swizzled As (A contiguous along k, NN in LayoutRight) and into the wide
-/// schedule's As and swizzled Bs meet no bank conflict either.
-TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  {
-    using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
-                                            kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
-    static_assert(Kernel::kSwizzled, "the tile keeps As swizzled");
-    using Matrix = typename Kernel::Operands::matrix;
-    Kernel k{};
-    k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
-    std::vector<double> buffer(Kernel::kBuffer);
-    check_copies_conflict_free<Kernel>("double As", k.a_panel(buffer.data(), 0, 0),
-                                       Kernel::kStageA / Kernel::kRun);
-  }
-  {  // double's default tile where the copies engage: As swizzled, Bs in padded rows
-    using Kernel = kernels::TensorTiledGemm<Space, double, Kokkos::LayoutRight,
-                                            kernels::TensorTile<64, 128, 8, 32, 64, 3>>;
-    using Matrix = typename Kernel::Operands::matrix;
-    Kernel k{};
-    k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
-    k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
-    std::vector<double> buffer(Kernel::kBuffer);
-    check_copies_conflict_free<Kernel>("double As 64x128", k.a_panel(buffer.data(), 0, 0),
-                                       Kernel::kStageA / Kernel::kRun);
-    check_copies_conflict_free<Kernel>("double Bs 64x128", k.b_panel(buffer.data(), 0, 0),
-                                       Kernel::kStageB / Kernel::kRun);
-  }
-  using Kernel = kernels::TensorTiledGemm<Space, float, Kokkos::LayoutRight,
-                                          kernels::TensorTile<128, 64, 16, 64, 32, 3, true>>;
-  static_assert(Kernel::kWideSchedule, "the tile runs the wide schedule");
+/// The copies of both panels of tile T in Scalar, NN in LayoutRight (where the copies engage).
+template <class Scalar, class Tile>
+void check_tile_copies(const char* what) {
+  using Kernel = kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, Scalar,
+                                          Kokkos::LayoutRight, Tile>;
   using Matrix = typename Kernel::Operands::matrix;
   Kernel k{};
   k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
   k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
-  std::vector<float> buffer(Kernel::kBuffer);
-  check_copies_conflict_free<Kernel>("wide As", k.a_panel(buffer.data(), 0, 0),
+  std::vector<Scalar> buffer(Kernel::kBuffer);
+  check_copies_conflict_free<Kernel>((std::string(what) + " As").c_str(),
+                                     k.a_panel(buffer.data(), 0, 0),
                                      Kernel::kStageA / Kernel::kRun);
-  check_copies_conflict_free<Kernel>("wide Bs", k.b_panel(buffer.data(), 0, 0),
+  check_copies_conflict_free<Kernel>((std::string(what) + " Bs").c_str(),
+                                     k.b_panel(buffer.data(), 0, 0),
                                      Kernel::kStageB / Kernel::kRun);
+}
+
+/// The copies into double's swizzled As (A contiguous along k, NN in LayoutRight) and padded Bs,
+/// and into the wide schedule's As and swizzled Bs, meet no bank conflict either.
+TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
+  using Double128x64 = kernels::TensorTile<128, 64, 8, 64, 32, 3>;  // double's default
+  using Double64x128 = kernels::TensorTile<64, 128, 8, 32, 64, 3>;
+  using Wide = kernels::TensorTile<128, 64, 16, 64, 32, 3, true>;
+  static_assert(kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, double,
+                                         Kokkos::LayoutRight, Double128x64>::kSwizzled,
+                "the tile keeps As swizzled");
+  static_assert(kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, float,
+                                         Kokkos::LayoutRight, Wide>::kWideSchedule,
+                "the tile runs the wide schedule");
+  check_tile_copies<double, Double128x64>("double 128x64x8/64x32/s3");
+  check_tile_copies<double, Double64x128>("double 64x128x8/32x64/s3");
+  check_tile_copies<float, Wide>("wide");
 }
 
 }  // namespace
