@@ -56,7 +56,7 @@
 // by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
 // floats or BK + 4 doubles (BK = 16) put rows 0..7 in distinct quarters too and keep each row
 // 16-byte aligned for the copies; rows of 8 doubles stay unpadded and swizzled instead (ScratchA,
-// tensor_tiled_fragment.hpp), which spares the copies' writes their conflicts too and fits three
+// tensor_tiled_fragment.hpp), which keeps the copies' writes free of conflicts too and fits three
 // buffers of 128x64x8 in a team's scratch. The launch (tensor_tiled_launch.hpp) picks the tile
 // from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
 // constant shares.

@@ -35,8 +35,8 @@ namespace tilemm::kernels {
 /// As[m][k] (`rows`), where rows whose m has bit 1 set take k XORed by 2 `flip`. That is a swizzle
 /// of unpadded rows: in rows of 8 doubles, flip 3 reverses the order of the four 16-byte runs in
 /// rows 2 and 3 of every 4 and keeps each run whole, so that rows m and m + 2, which start in the
-/// same banks, meet in none where a half-warp reads 4 consecutive k of rows 0..3 (a fragment load)
-/// or a quarter-warp writes runs 0 and 2, or 1 and 3, of rows 0..3 (a copy stage's writes). (The
+/// same banks, meet in none where a half-warp reads 4 consecutive k of rows 0..3 (a fragment load);
+/// a copy stage's quarter-warp writes two whole rows, 128 contiguous bytes in either order. (The
 /// product (m & 2) flip rather than a choice keeps m + 8 visibly in the same place as m.)
 struct ScratchA {
   int ld;
