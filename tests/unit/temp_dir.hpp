@@ -3,9 +3,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 namespace tilemm::test {
 
@@ -13,7 +15,11 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "tilemm-test.XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
+    const char* made = ::mkdtemp(pattern.data());
+    // A test whose folder cannot be made fails with the reason, not with a null path.
+    if (made == nullptr)
+      throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+    path_ = made;
   }
   ~TempDir() {
     std::error_code ignored;
