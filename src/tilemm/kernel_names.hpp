@@ -24,4 +24,14 @@ inline bool kernel_is_tiled(const std::string& name) {
   return std::find(tiled.begin(), tiled.end(), name) != tiled.end();
 }
 
+/// Kernels that split K into ranges summed apart when a spec or their plan asks (split_k).
+inline const std::vector<std::string>& split_kernel_names() {
+  static const std::vector<std::string> names = {"register-tiled", "tensor-tiled"};
+  return names;
+}
+inline bool kernel_splits_k(const std::string& name) {
+  const auto& split = split_kernel_names();
+  return std::find(split.begin(), split.end(), name) != split.end();
+}
+
 }  // namespace tilemm

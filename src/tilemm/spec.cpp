@@ -192,9 +192,7 @@ void read_launch_lists(const ProblemReader& r, Sweep& sweep) {
   }
   sweep.split_ks = r.list<std::int64_t>("split_k", r.integers(1, 4096), {0});
   sweep.split_tiles = r.list<std::int64_t>("split_tiles", r.integers(1, kMaxExtent), {0});
-  const bool any_split = std::any_of(kernels.begin(), kernels.end(), [](const std::string& k) {
-    return k == "register-tiled" || k == "tensor-tiled";
-  });
+  const bool any_split = std::any_of(kernels.begin(), kernels.end(), kernel_splits_k);
   for (const std::string key : {"split_k", "split_tiles"}) {
     if (!any_split && r.in_problem(key)) {
       r.error(

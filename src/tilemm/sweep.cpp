@@ -20,7 +20,7 @@ std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most) {
         listed == sweep.tiles.end()
             ? std::vector<std::optional<Tiling>>{std::nullopt}
             : std::vector<std::optional<Tiling>>(listed->second.begin(), listed->second.end());
-    const bool splits = kernel == "register-tiled" || kernel == "tensor-tiled";
+    const bool splits = kernel_splits_k(kernel);
     for (const auto& tile : tiles) {
       for (const auto team_size : sweep.team_sizes) {
         for (const auto split_k : splits ? sweep.split_ks : std::vector<std::int64_t>{0}) {
