@@ -1,4 +1,4 @@
-// The lane-to-element maps of tensor-tiled's fragments (tensor_tiled_fragment.hpp), on the host:
+// The lane-to-element maps of tensor-tiled's fragments (warp/mma_fragment.hpp), on the host:
 // a warp's 32 lanes are emulated one by one. Each lane loads its elements of A and B from scratch,
 // the instruction's documented semantics (D = A B + C over the warp, each lane's C elements by the
 // C map) are applied to what the lanes hold, and the result must be the product of the matrices
@@ -11,8 +11,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "tilemm/kernels/tensor_tiled_fragment.hpp"
-#include "tilemm/kernels/tensor_tiled_wide.hpp"
+#include "tilemm/kernels/warp/mma_fragment.hpp"
+#include "tilemm/kernels/warp/wide_tf32.hpp"
 
 namespace tilemm::test {
 namespace {
@@ -250,7 +250,7 @@ TEST(Fragments, DoubleAsM8N8K4) {
   check_m8n8k4_halves<16>();
 }
 
-/// The wide schedule (tensor_tiled_wide.hpp), a warp emulated: for each k-step, the lanes' A and
+/// The wide schedule (warp/wide_tf32.hpp), a warp emulated: for each k-step, the lanes' A and
 /// B elements gathered by PTX's maps into the mma's operands, D = A B over both k-steps must be
 /// the product over all 16 k of the block stored in As (rows of 16) and Bs (swizzled rows), each
 /// element of A and B taken by exactly one lane and k-step.

@@ -1,8 +1,8 @@
-// tensor-tiled's scratch on the host (tensor_tiled.hpp): the GPU schedule's staging and copies of
-// the panels, emulated rank by rank, in every op, layout and scratch layout; whether the plan and
-// the kernel agree on where the copies engage; and the shared-memory bank conflicts of a warp's
-// fragment loads and copies, its 32 lanes enumerated by CUDA's bank model. (Kokkos is initialized
-// by test_fragments.cpp's environment, in the same executable.)
+// tensor-tiled's scratch on the host (tensor_tiled/kernel.hpp): the GPU schedule's staging and
+// copies of the panels, emulated rank by rank, in every op, layout and scratch layout; whether the
+// plan and the kernel agree on where the copies engage; and the shared-memory bank conflicts of a
+// warp's fragment loads and copies, its 32 lanes enumerated by CUDA's bank model. (Kokkos is
+// initialized by test_fragments.cpp's environment, in the same executable.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,20 +12,21 @@
 #include <tuple>
 #include <vector>
 
-#include "tilemm/kernels/tensor_tiled.hpp"
-#include "tilemm/kernels/tensor_tiled_launch.hpp"
+#include "tilemm/kernels/tensor_tiled/kernel.hpp"
+#include "tilemm/kernels/tensor_tiled/launch.hpp"
 
 namespace tilemm::test {
 namespace {
 
 constexpr int kLanes = 32;
 
-/// The GPU schedule's staging (tensor_tiled.hpp, pipelined): each of the team's ranks fetches its
-/// share of a panel into registers and deposits it into scratch; together they must write the
-/// whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for panels inside
-/// and over the edges of a matrix that divides no tile, read 4 neighbours a load (`aligned`) or
-/// one. Where a panel lies inside op(X) along the scratch rows, the copy stages' copies must write
-/// the same panel. As is read by the kernel's layout of it (As[k][m], or As[m][k] swizzled).
+/// The GPU schedule's staging (tensor_tiled/kernel.hpp, pipelined): each of the team's ranks
+/// fetches its share of a panel into registers and deposits it into scratch; together they must
+/// write the whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for
+/// panels inside and over the edges of a matrix that divides no tile, read 4 neighbours a load
+/// (`aligned`) or one. Where a panel lies inside op(X) along the scratch rows, the copy stages'
+/// copies must write the same panel. As is read by the kernel's layout of it (As[k][m], or As[m][k]
+/// swizzled).
 template <class Scalar, class Tile, class Layout>
 void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   using Space = Kokkos::DefaultHostExecutionSpace;
@@ -165,7 +166,7 @@ int wavefronts(const std::vector<long>& at, int bytes) {
   return total;
 }
 
-/// The wide schedule's loads of one warp (tensor_tiled_wide.hpp) from a scratch whose every
+/// The wide schedule's loads of one warp (warp/wide_tf32.hpp) from a scratch whose every
 /// element holds its own offset: A's 16-byte loads of 4 neighbours in the fewest wavefronts (4 a
 /// warp), B's 4-byte loads in one.
 template <class Kernel>
@@ -203,9 +204,9 @@ void check_wide_loads(const std::string& name, const float* As, const float* Bs,
   }
 }
 
-/// For every tile of the table, every warp's fragment loads (tensor_tiled.hpp, mma_block) take the
-/// fewest wavefronts at every k-step: one a warp in float, two in double. The loads of a scratch
-/// whose every element holds its own offset give the addresses that the lanes read.
+/// For every tile of the table, every warp's fragment loads (tensor_tiled/kernel.hpp, mma_block)
+/// take the fewest wavefronts at every k-step: one a warp in float, two in double. The loads of a
+/// scratch whose every element holds its own offset give the addresses that the lanes read.
 template <class Scalar>
 void check_fragment_loads_conflict_free() {
   using Space = Kokkos::DefaultHostExecutionSpace;
@@ -256,7 +257,7 @@ TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
   check_fragment_loads_conflict_free<double>();
 }
 
-/// The copies of a panel p (tensor_tiled.hpp, copy) by each warp of the team, `runs` 16-byte
+/// The copies of a panel p (tensor_tiled/kernel.hpp, copy) by each warp of the team, `runs` 16-byte
 /// runs a lane, neighbouring lanes neighbouring runs: every copy a warp makes at once writes in the
 /// fewest wavefronts, 4.
 template <class Kernel, class Panel>

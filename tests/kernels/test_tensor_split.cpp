@@ -9,7 +9,7 @@
 #include "backend_dispatch.hpp"
 #include "kernel_cases.hpp"
 #include "tilemm/kernels/registry.hpp"
-#include "tilemm/kernels/tensor_tiled_launch.hpp"
+#include "tilemm/kernels/tensor_tiled/launch.hpp"
 
 namespace tilemm::test {
 namespace {

@@ -27,13 +27,13 @@
 //   registers), and the GPU's 16-byte reads of fragments;
 // - register_tiled_shares.hpp: that pipeline's form for the compiled-in double tiles;
 // - register_tiled_cpu.hpp: on a CPU, a row of a thread tile held as vector registers.
-// register_tiled_panel.hpp says where a panel lies in scratch.
+// team/panel.hpp says where a panel lies in scratch.
 //
 // Split K (a few tiles of C, a long K; or the tiles of a last wave of teams that would leave most
 // processors idle): teams take the launch's tiles of C for each of split_k ranges of K, store acc
 // unscaled as a partial tile of their range, and a second pass adds the partials in range order:
-// C = alpha * sum + beta * C (split_k.hpp). Tiles before the split ones run whole K in a launch of
-// their own.
+// C = alpha * sum + beta * C (epilogue/split_k.hpp). Tiles before the split ones run whole K in a
+// launch of their own.
 //
 // Teams visit the tiles of C in bands of kBand tile-rows, column by column within a band, so that
 // the panels of B a band needs are still in cache when its next tile-row reads them.
@@ -46,12 +46,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tilemm/kernels/epilogue/split_k.hpp"
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/register_tiled_cpu.hpp"
 #include "tilemm/kernels/register_tiled_gpu.hpp"
-#include "tilemm/kernels/register_tiled_panel.hpp"
 #include "tilemm/kernels/register_tiled_shares.hpp"
-#include "tilemm/kernels/split_k.hpp"
+#include "tilemm/kernels/team/panel.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -171,7 +171,7 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION int buffer_size() const { return bk() * ((bm() + kPad) + (bn() + kPad)); }
 
   /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
-  /// (split_k.hpp).
+  /// (epilogue/split_k.hpp).
   KOKKOS_INLINE_FUNCTION std::size_t partial_index(int split, int local, int r, int c) const {
     return partial_offset<Layout>(*this, split, local, r, c);
   }
@@ -192,7 +192,7 @@ struct RegisterTiledGemm {
     tile_n = in_band / band_rows;
   }
 
-  /// A team's panels in scratch, and a thread's walk over one (register_tiled_panel.hpp).
+  /// A team's panels in scratch, and a thread's walk over one (team/panel.hpp).
   using Panel = ScratchPanel<Scalar>;
   using Walk = PanelWalk;
 

@@ -223,7 +223,7 @@ struct RegisterTiled {
   /// (24 TFLOP/s) over 0.53e12 doubles (4264 GB/s) is 23, and 32 leaves a margin.
   static constexpr std::int64_t kPartialCost = 32;
 
-  /// A split of K (split_k.hpp).
+  /// A split of K (epilogue/split_k.hpp).
   using Split = KSplit;
   /// The default split of K for tile t, at most K / kMinSplitDepth ranges. When its tiles leave
   /// processors without a team: every tile, in as many ranges as fill the teams that run at once
@@ -290,7 +290,8 @@ struct RegisterTiled {
                             ": the register-tiled kernel takes BMxBNxBK/TMxTN, such as " +
                             default_tile(extents).to_string());
     }
-    // The spec's split, none for a tile it names without one, else the default (split_k.hpp).
+    // The spec's split, none for a tile it names without one, else the default
+    // (epilogue/split_k.hpp).
     plan_split(request, extents, cfg, [&] { return default_split(t, extents); });
     const int thread_tiles = (t.bm / t.tm) * (t.bn / t.tn);
     cfg.vector_length = 1;

@@ -3,7 +3,7 @@
 //
 //   each team owns a BM x BN tile of C and a range of K's blocks (all of K unless the launch
 //   splits K); its warps each a WM x WN region of the tile, made of (WM / 16) x (WN / 8)
-//   fragments of 16 x 8 (tensor_tiled_fragment.hpp):
+//   fragments of 16 x 8 (warp/mma_fragment.hpp):
 //     acc = 0                                     a lane's elements of its warp's fragments
 //     stage = my share of the range's first K block's panels of op(A), op(B)
 //     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
@@ -33,10 +33,10 @@
 // runs the same products lane by lane (the fragment's plain product), each lane's accumulators
 // waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
 // plain product too in the kernel compiled for it (`Plain`: float with K too short for split
-// TF32 to meet FP32's bound, tensor_tiled_launch.hpp).
+// TF32 to meet FP32's bound, tensor_tiled/launch.hpp).
 //
-// Split K (split_k.hpp, for a C of few tiles and a long K): teams take the launch's tiles for
-// each range of whole K blocks (the last may be shorter), and store acc unscaled as the partial
+// Split K (epilogue/split_k.hpp, for a C of few tiles and a long K): teams take the launch's tiles
+// for each range of whole K blocks (the last may be shorter), and store acc unscaled as the partial
 // tile of their range; a sum pass adds the partials in range order. The tiles before the split
 // ones run whole K in a launch of their own, in a kernel compiled for a whole K (`WholeK`), whose
 // K loop holds no range. Ranges of whole blocks keep the copies' alignment within a range.
@@ -44,7 +44,7 @@
 // Copies take 16-byte runs as they lie, neighbouring threads neighbouring runs (a warp then asks
 // for each sector of a line once): for an A contiguous along k (NN in LayoutRight), a tile
 // with copy stages keeps its A panel as As[m][k]. A float tile marked wide multiplies each K block
-// of 16 by tensor_tiled_wide.hpp's schedule instead of mma_block, in that file's scratch layout.
+// of 16 by warp/wide_tf32.hpp's schedule instead of mma_block, in that file's scratch layout.
 //
 // The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
 // CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
@@ -56,8 +56,8 @@
 // by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
 // floats or BK + 4 doubles (BK = 16) put rows 0..7 in distinct quarters too and keep each row
 // 16-byte aligned for the copies; rows of 8 doubles stay unpadded and swizzled instead (ScratchA,
-// tensor_tiled_fragment.hpp), which keeps the copies' writes free of conflicts too and fits three
-// buffers of 128x64x8 in a team's scratch. The launch (tensor_tiled_launch.hpp) picks the tile
+// warp/mma_fragment.hpp), which keeps the copies' writes free of conflicts too and fits three
+// buffers of 128x64x8 in a team's scratch. The launch (tensor_tiled/launch.hpp) picks the tile
 // from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
 // constant shares.
 #pragma once
@@ -65,20 +65,20 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "tilemm/kernels/epilogue/split_k.hpp"
 #include "tilemm/kernels/gemm_operands.hpp"
-#include "tilemm/kernels/register_tiled_panel.hpp"
-#include "tilemm/kernels/split_k.hpp"
+#include "tilemm/kernels/team/panel.hpp"
+#include "tilemm/kernels/team/staging.hpp"
 #include "tilemm/kernels/team_launch.hpp"
-#include "tilemm/kernels/tensor_tiled_fragment.hpp"
-#include "tilemm/kernels/tensor_tiled_staging.hpp"
-#include "tilemm/kernels/tensor_tiled_wide.hpp"
 #include "tilemm/kernels/unroll.hpp"
+#include "tilemm/kernels/warp/mma_fragment.hpp"
+#include "tilemm/kernels/warp/wide_tf32.hpp"
 
 namespace tilemm::kernels {
 
 /// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN, and Stages K blocks in
 /// flight by asynchronous copies (0: staged in registers only); `Wide`: float's K blocks in the
-/// wide schedule (tensor_tiled_wide.hpp).
+/// wide schedule (warp/wide_tf32.hpp).
 template <int BM, int BN, int BK, int WM, int WN, int Stages = 0, bool Wide = false>
 struct TensorTile {
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = Stages;
@@ -108,7 +108,7 @@ struct TensorTiledGemm {
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
   static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
   static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
-  /// tensor_tiled_wide.hpp's loads and layouts, in float (double runs such a tile as any other).
+  /// warp/wide_tf32.hpp's loads and layouts, in float (double runs such a tile as any other).
   static constexpr bool kWideSchedule = Tile::wide && std::is_same_v<Scalar, float>;
   static_assert(!kWideSchedule || (BK == WideTf32::kDepth && kARows && BN % 32 == 0),
                 "the wide schedule takes K blocks of 16 into As[m][k], Bs in rows of 32 n or more");
@@ -141,10 +141,10 @@ struct TensorTiledGemm {
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
   static constexpr bool kWholeK = WholeK && !kOnCpu;
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
-  Scalar* partials = nullptr;   // a partial tile per tile and range (split_k.hpp)
+  Scalar* partials = nullptr;   // a partial tile per tile and range (epilogue/split_k.hpp)
   int tile_begin = 0, tile_count = 0;  // this launch's tiles, tile_count from tile_begin in order
 
-  /// The tile's rows and columns, as split_k.hpp's partial_offset reads a kernel's.
+  /// The tile's rows and columns, as epilogue/split_k.hpp's partial_offset reads a kernel's.
   KOKKOS_INLINE_FUNCTION static constexpr int bm() { return BM; }
   KOKKOS_INLINE_FUNCTION static constexpr int bn() { return BN; }
   /// Whether this launch splits K; never in a kernel compiled for launches that do not.
@@ -197,7 +197,7 @@ struct TensorTiledGemm {
   }
 
   /// A thread's share of panel p into registers, and from registers into scratch
-  /// (tensor_tiled_staging.hpp).
+  /// (team/staging.hpp).
   template <int N, class Op>
   KOKKOS_INLINE_FUNCTION static bool fetch(const Op& x, bool aligned, const Panel& p, int rank,
                                            const PanelWalk& quads, Scalar (&stage)[N]) {
@@ -334,7 +334,7 @@ struct TensorTiledGemm {
     return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
            a.inside(g.a) && b.inside(g.b);
   }
-  /// Starts the copies of a thread's share of panel p, N runs of kRun (tensor_tiled_staging.hpp).
+  /// Starts the copies of a thread's share of panel p, N runs of kRun (team/staging.hpp).
   template <int N, class Op>
   KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& runs) {
     copy_share<N, Scalar>(x, p, runs);

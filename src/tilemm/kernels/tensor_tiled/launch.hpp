@@ -1,5 +1,6 @@
-// The tensor-tiled kernel's launch (tensor_tiled.hpp holds the kernel): its table of compiled
-// tiles, the default tile per backend, precision and op, the checks of a launch, and the launch.
+// The tensor-tiled kernel's launch (tensor_tiled/kernel.hpp holds the kernel): its table of
+// compiled tiles, the default tile per backend, precision and op, the checks of a launch, and the
+// launch.
 //
 // Tiles, BMxBNxBK/WMxWN (WM x WN: a warp's region), a team of 32 lanes a warp on a GPU:
 //   128x128x16/64x32  8 warps  split TF32 (m16n8k8) in float; double: one buffer, m16n8k16
@@ -11,20 +12,19 @@
 //   64x128x16/32x64   4 warps  the same, the warps' regions wide
 //   64x64x16/32x32    4 warps  the default for products of too few large tiles (m16n8k16 in double)
 //   32x32x16/16x16    4 warps  the smallest; the default on CPUs, which emulate the warps
-// and tiles whose panels are copied asynchronously, S K blocks in flight (/sS, tensor_tiled.hpp),
-// where S buffers fit a CUDA team's scratch (else the plan refuses them):
+// and tiles whose panels are copied asynchronously, S K blocks in flight (/sS,
+// tensor_tiled/kernel.hpp), where S buffers fit a CUDA team's scratch (else the plan refuses them):
 //   128x64x8/64x32/s2, 128x64x8/64x32/s3, 128x64x8/64x32/s4 (float), 64x128x8/32x64/s3,
-//   128x64x16/64x32/s2 (float), and in float's wide schedule of K blocks (tensor_tiled_wide.hpp)
+//   128x64x16/64x32/s2 (float), and in float's wide schedule of K blocks (warp/wide_tf32.hpp)
 //   128x64x16/64x32/s3 and 128x128x16/64x32/s2 (8 warps),
 // whose copies can engage only where op(A) runs along k and op(B) along n in memory (NN in
 // LayoutRight, TT in LayoutLeft); there a GPU's default is one of them (best_tile).
 // The panels are double-buffered in level-0 scratch where two buffers fit it, else single-buffered
-// (tensor_tiled.hpp, perf/README.md). K is split as the spec asks (split_k.hpp), the tiles before
-// the split ones run whole K in a launch of their own; by default on a GPU where C has too few
-// tiles for its multiprocessors and K is long (default_split). Float with K below kSplitTf32MinK
-// runs the
-// plain FP32 product on a GPU too (instruction `fma`): split TF32 meets FP32's (k + 2) eps bound
-// only from there on (perf/README.md, "Float accuracy of split TF32").
+// (tensor_tiled/kernel.hpp, perf/README.md). K is split as the spec asks (epilogue/split_k.hpp),
+// the tiles before the split ones run whole K in a launch of their own; by default on a GPU where C
+// has too few tiles for its multiprocessors and K is long (default_split). Float with K below
+// kSplitTf32MinK runs the plain FP32 product on a GPU too (instruction `fma`): split TF32 meets
+// FP32's (k + 2) eps bound only from there on (perf/README.md, "Float accuracy of split TF32").
 #pragma once
 
 #include <algorithm>
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "tilemm/kernels/tensor_tiled.hpp"
+#include "tilemm/kernels/tensor_tiled/kernel.hpp"
 
 namespace tilemm::kernels {
 
@@ -205,7 +205,8 @@ struct TensorTiled {
       cfg.scratch_level = kCpu ? 1 : 0;  // a CPU's caches serve the panels and accumulators
       cfg.instruction = plain(extents) ? "fma" : mma_instruction<Scalar>(K::kInstK);
     });
-    // The spec's split, none for a tile it names without one, else a GPU's default (split_k.hpp).
+    // The spec's split, none for a tile it names without one, else a GPU's default
+    // (epilogue/split_k.hpp).
     plan_split(request, extents, cfg,
                [&] { return kCpu ? KSplit{} : default_split(cfg.tile, extents, processors()); });
     // The kernels the launches run: the whole tiles', the split tiles'.

@@ -1,5 +1,5 @@
-// A split of K, as the tiled kernels run it (register_tiled.hpp, tensor_tiled.hpp): for a C of
-// few tiles and a long K, teams take the launch's tiles for each of `splits` ranges of K, ranges
+// A split of K, as the tiled kernels run it (register_tiled.hpp, tensor_tiled/kernel.hpp): for a C
+// of few tiles and a long K, teams take the launch's tiles for each of `splits` ranges of K, ranges
 // of whole K blocks, and store their accumulators unscaled as the partial tile of their range;
 // a second pass adds the partials:
 //

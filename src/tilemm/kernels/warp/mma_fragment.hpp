@@ -1,5 +1,5 @@
-// tensor-tiled's one backend-specific part (tensor_tiled.hpp): a warp's product of an m16 x k
-// block of As by a k x n8 block of Bs, both in team scratch, into an m16 x n8 block of C that the
+// tensor-tiled's one backend-specific part (tensor_tiled/kernel.hpp): a warp's product of an m16 x
+// k block of As by a k x n8 block of Bs, both in team scratch, into an m16 x n8 block of C that the
 // warp's 32 lanes hold 4 elements each.
 //
 //   lane = 4 g + t                              g: the lane's group, t: its place in the group
@@ -53,7 +53,7 @@ struct ScratchA {
 /// takes n XORed by 8 ((k / 4) % 4) `flip` (flip 0 or 1). That swizzle of unpadded rows moves
 /// aligned groups of 8 columns, so each 16-byte run stays whole, and puts columns 0..7 of rows
 /// 4 t + c (t = 0..3), which start in the same banks, in 4 distinct quarters of the banks
-/// (tensor_tiled_wide.hpp's loads).
+/// (warp/wide_tf32.hpp's loads).
 struct ScratchB {
   int ld;
   int flip = 0;

@@ -1,5 +1,5 @@
-// tensor-tiled's wide schedule of a float K block (a tile's `Wide` flag, tensor_tiled.hpp): the
-// products of mma_block, with three transformations that cut the instructions a K block issues
+// tensor-tiled's wide schedule of a float K block (a tile's `Wide` flag, tensor_tiled/kernel.hpp):
+// the products of mma_block, with three transformations that cut the instructions a K block issues
 // besides the mma, which on sm_90 outnumber the mma several times over in mma_block:
 //
 //   - 16-byte fragment loads of A. The mma sums its 8 k in any order, as long as A and B take the
@@ -21,8 +21,8 @@
 #pragma once
 
 #include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad: a 16-byte load
-#include "tilemm/kernels/tensor_tiled_fragment.hpp"
 #include "tilemm/kernels/unroll.hpp"
+#include "tilemm/kernels/warp/mma_fragment.hpp"
 
 namespace tilemm::kernels {
 

@@ -1,5 +1,5 @@
-// How tensor-tiled's threads stage a panel (tensor_tiled.hpp): each thread fetches its share of
-// the panel from op(A) or op(B) into registers and deposits it into scratch later, or copies it
+// How tensor-tiled's threads stage a panel (tensor_tiled/kernel.hpp): each thread fetches its share
+// of the panel from op(A) or op(B) into registers and deposits it into scratch later, or copies it
 // into scratch asynchronously, 16 bytes a copy, where the panel lies in aligned runs. A panel
 // (tensor-tiled's Panel) says where each element lies in scratch; a walk (PanelWalk) says which
 // elements are the thread's.
@@ -10,9 +10,9 @@
 #include <cstddef>
 
 #include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
-#include "tilemm/kernels/register_tiled_panel.hpp"
-#include "tilemm/kernels/tensor_tiled_fragment.hpp"
+#include "tilemm/kernels/team/panel.hpp"
 #include "tilemm/kernels/unroll.hpp"
+#include "tilemm/kernels/warp/mma_fragment.hpp"
 
 namespace tilemm::kernels {
 
