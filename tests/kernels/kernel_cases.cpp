@@ -94,7 +94,7 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
 
   Outcome<Scalar> out;
   using Registry = kernels::Registry<ExecSpace, Scalar, Layout>;
-  out.launch = Registry::plan(c.kernel, c.launch, {M, N, K});
+  out.launch = Registry::plan(c.kernel, c.launch, {M, N, K, c.ta, c.tb});
   // Poisoned, so that a partial C left unwritten shows.
   typename Registry::Partials partials("partials", out.launch.partial_elements);
   Kokkos::deep_copy(partials, std::numeric_limits<Scalar>::quiet_NaN());

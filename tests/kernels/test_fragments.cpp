@@ -7,6 +7,7 @@
 // two k-steps. (The kernel's scratch, rank by rank and lane by lane: test_tensor_scratch.cpp.)
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -174,39 +175,48 @@ TEST(Fragments, WarpProductsDouble) {
 TEST(Fragments, WarpProductsFloat) {
   check_maps<float, 8>();
 }
-/// The same block stored As[m][k] (tiles with copy stages): each lane loads the same elements,
-/// and the lanes' plain product is the same.
+/// The same block stored in rows of k (operands that run along k in memory): As[m][k] and
+/// Bs[n][k], padded (ld) or, in rows of 8, swizzled; each lane loads the same
+/// elements, and the lanes' plain product is the same.
 template <class Scalar, int K>
-void check_rows_layout() {
+void check_rows_of_k(int ld, int flip, int flip_row) {
   using Frag = kernels::MmaFragment<Scalar, K>;
   const Block<Scalar, K> block;
-  constexpr int ld = Block<Scalar, K>::k0 + K + 4;
-  std::vector<Scalar> rows((block.m0 + Frag::kM) * ld, Scalar(-1e30));
-  for (int r = 0; r < Frag::kM; ++r)
-    for (int k = 0; k < K; ++k) rows[(block.m0 + r) * ld + block.k0 + k] = block.a(r, k);
+  const kernels::OperandScratch rows_of_k(ld, kernels::Along::k, flip, flip_row);
+  constexpr int kRows = Block<Scalar, K>::m0 + Frag::kM;  // covers n0 + kN too
+  std::vector<Scalar> as((kRows + 4) * ld, Scalar(-1e30)), bs((kRows + 4) * ld, Scalar(-1e30));
+  for (int k = 0; k < K; ++k) {
+    for (int r = 0; r < Frag::kM; ++r) as[rows_of_k(block.m0 + r, k)] = block.a(r, k);
+    for (int c = 0; c < Frag::kN; ++c) bs[rows_of_k(block.n0 + c, k)] = block.b(k, c);
+  }
   for (int lane = 0; lane < kLanes; ++lane) {
-    const auto want = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
-    const auto got = Frag::load_a(rows.data(), {ld, true}, block.m0, block.k0, lane);
-    for (int i = 0; i < Frag::kA; ++i) EXPECT_EQ(got.v[i], want.v[i]) << "lane " << lane;
+    const auto want_a = Frag::load_a(block.As.data(), block.lda, block.m0, block.k0, lane);
+    const auto want_b = Frag::load_b(block.Bs.data(), block.ldb, block.k0, block.n0, lane);
+    const auto got_a = Frag::load_a(as.data(), rows_of_k, block.m0, 0, lane);
+    const auto got_b = Frag::load_b(bs.data(), rows_of_k, 0, block.n0, lane);
+    for (int i = 0; i < Frag::kA; ++i) EXPECT_EQ(got_a.v[i], want_a.v[i]) << "A, lane " << lane;
+    for (int i = 0; i < Frag::kB; ++i) EXPECT_EQ(got_b.v[i], want_b.v[i]) << "B, lane " << lane;
     typename Frag::C c{}, c_rows{};
     Frag::product(c, block.As.data(), block.lda, block.Bs.data(), block.ldb, block.m0, block.n0,
                   block.k0, lane);
-    Frag::product(c_rows, rows.data(), {ld, true}, block.Bs.data(), block.ldb, block.m0, block.n0,
-                  block.k0, lane);
+    Frag::product(c_rows, as.data(), rows_of_k, bs.data(), rows_of_k, block.m0, block.n0, 0, lane);
     for (int i = 0; i < Frag::kC; ++i) EXPECT_EQ(c_rows[i], c[i]) << "lane " << lane;
   }
 }
-TEST(Fragments, RowsOfAHoldTheSameFragments) {
-  check_rows_layout<double, 8>();
-  check_rows_layout<double, 16>();
-  check_rows_layout<float, 8>();
+TEST(Fragments, RowsOfKHoldTheSameFragments) {
+  check_rows_of_k<double, 8>(12, 0, 2);
+  check_rows_of_k<double, 8>(8, 6, 2);
+  check_rows_of_k<double, 16>(20, 0, 2);
+  check_rows_of_k<float, 8>(12, 0, 2);
+  check_rows_of_k<float, 8>(8, 4, 4);
 }
-/// The swizzled As[m][k] of rows of 8 doubles (ScratchA, flip 3): every element in a slot of its
-/// own, each 16-byte run of a row kept whole and aligned in the same row; fragments loaded from it
-/// are those of the unswizzled block, and so is the lanes' plain product.
+/// The swizzled As[m][k] of rows of 8 doubles (OperandScratch along k, flip 6 where bit 1 is set):
+/// every element in a slot of its own, each 16-byte run of a row kept whole and aligned in the same
+/// row; fragments loaded from it are those of the unswizzled block, and so is the lanes' plain
+/// product.
 TEST(Fragments, SwizzledRowsHoldTheSameFragments) {
   using Frag = kernels::MmaFragment<double, 8>;
-  const kernels::ScratchA swizzled(8, true, 3);
+  const kernels::OperandScratch swizzled(8, kernels::Along::k, 6, 2);
   constexpr int kRows = 32;
   std::vector<int> taken(kRows * 8, 0);
   for (int m = 0; m < kRows; ++m) {
@@ -252,30 +262,29 @@ TEST(Fragments, DoubleAsM8N8K4) {
 
 /// The wide schedule (warp/wide_tf32.hpp), a warp emulated: for each k-step, the lanes' A and
 /// B elements gathered by PTX's maps into the mma's operands, D = A B over both k-steps must be
-/// the product over all 16 k of the block stored in As (rows of 16) and Bs (swizzled rows), each
+/// the product over all 16 k of the block stored in As and Bs as `at` and `bt` lay them out, each
 /// element of A and B taken by exactly one lane and k-step.
-TEST(Fragments, WideScheduleTakesEveryKOnce) {
+void check_wide_schedule(kernels::OperandScratch at, kernels::OperandScratch bt) {
   using Wide = kernels::WideTf32;
   using Frag = Wide::Frag;
-  constexpr int kDepth = Wide::kDepth, kRows = 32, kCols = 32, m0 = 16, n0 = 8;
-  const kernels::ScratchB bt(kCols, 1);
-  std::vector<float> As(kRows * kDepth, -1e30f), Bs(kDepth * kCols, -1e30f);
+  constexpr int kDepth = Wide::kDepth, kRows = 32, m0 = 16, n0 = 8;
+  std::vector<float> As(kRows * kRows, -1e30f), Bs(kRows * kRows, -1e30f);
   const auto a_value = [](int r, int k) {
     return float(1 + r + 17 * k);
   };
   const auto b_value = [](int k, int c) {
     return float(2 - 3 * c + 5 * k);
   };
-  for (int r = 0; r < Frag::kM; ++r)
-    for (int k = 0; k < kDepth; ++k) As[(m0 + r) * kDepth + k] = a_value(r, k);
-  for (int k = 0; k < kDepth; ++k)
-    for (int c = 0; c < Frag::kN; ++c) Bs[bt(k, n0 + c)] = b_value(k, c);
+  for (int k = 0; k < kDepth; ++k) {
+    for (int r = 0; r < Frag::kM; ++r) As[at(m0 + r, k)] = a_value(r, k);
+    for (int c = 0; c < Frag::kN; ++c) Bs[bt(n0 + c, k)] = b_value(k, c);
+  }
   std::vector<int> held_a(Frag::kM * kDepth, 0), held_b(kDepth * Frag::kN, 0);
   long double D[Frag::kM][Frag::kN] = {};
   Frag::A a[kLanes][Wide::kSteps];
   Frag::B b[kLanes][Wide::kSteps];
   for (int lane = 0; lane < kLanes; ++lane) {
-    Wide::load_a(As.data(), m0, lane, a[lane]);
+    Wide::load_a(As.data(), at, m0, lane, a[lane]);
     Wide::load_b(Bs.data(), bt, n0, lane, b[lane]);
   }
   for (int s = 0; s < Wide::kSteps; ++s) {
@@ -306,6 +315,18 @@ TEST(Fragments, WideScheduleTakesEveryKOnce) {
       long double want = 0;
       for (int k = 0; k < kDepth; ++k) want += (long double)a_value(r, k) * b_value(k, c);
       EXPECT_EQ(D[r][c], want) << "D(" << r << ", " << c << ")";
+    }
+  }
+}
+/// In every orientation of the operands: rows of 16 k, or rows of 32 m or n swizzled.
+TEST(Fragments, WideScheduleTakesEveryKOnce) {
+  using kernels::Along;
+  const kernels::OperandScratch rows_of_k(16, Along::k), rows_of_mn(32, Along::mn, 1);
+  for (const auto& at : {rows_of_k, rows_of_mn}) {
+    for (const auto& bt : {rows_of_k, rows_of_mn}) {
+      SCOPED_TRACE(std::string("A in rows of ") + (at.along == Along::k ? "k" : "m") +
+                   ", B in rows of " + (bt.along == Along::k ? "k" : "n"));
+      check_wide_schedule(at, bt);
     }
   }
 }

@@ -78,7 +78,7 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
   std::vector<std::string> tiles =
       kernel == "tiled" ? std::vector<std::string>{"8", "16x8x4", "5x7x3", "32x16x8"}
       : kernel == "tensor-tiled"
-          ? std::vector<std::string>{"32x32x16/16x16",    "64x64x16/32x32",   "128x128x8/64x32",
+          ? std::vector<std::string>{"32x32x16/16x16",    "64x64x16/32x32",   "64x128x16/32x64",
                                      "128x64x16/64x32",  // one buffer on a GPU
                                      "128x64x8/64x32/s2", "64x128x8/32x64/s3"}  // copy stages
           : std::vector<std::string>{

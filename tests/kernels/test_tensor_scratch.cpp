@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tilemm/kernels/tensor_tiled/instances.hpp"
 #include "tilemm/kernels/tensor_tiled/kernel.hpp"
 #include "tilemm/kernels/tensor_tiled/launch.hpp"
 
@@ -19,18 +20,28 @@ namespace tilemm::test {
 namespace {
 
 constexpr int kLanes = 32;
+using Space = Kokkos::DefaultHostExecutionSpace;
+using kernels::Along;
+
+/// The orientations of the operands, each with its name.
+template <class F>
+void for_each_orientation(F&& f) {
+  f(kernels::OrientationKN{}, "KN");
+  f(kernels::OrientationKK{}, "KK");
+  f(kernels::OrientationNN{}, "NN");
+  f(kernels::OrientationNK{}, "NK");
+}
 
 /// The GPU schedule's staging (tensor_tiled/kernel.hpp, pipelined): each of the team's ranks
 /// fetches its share of a panel into registers and deposits it into scratch; together they must
 /// write the whole panel, op(X)'s block with zeros outside op(X), in every op and layout, for
 /// panels inside and over the edges of a matrix that divides no tile, read 4 neighbours a load
 /// (`aligned`) or one. Where a panel lies inside op(X) along the scratch rows, the copy stages'
-/// copies must write the same panel. As is read by the kernel's layout of it (As[k][m], or As[m][k]
-/// swizzled).
-template <class Scalar, class Tile, class Layout>
+/// copies must write the same panel. The panels are read by the kernel's layouts of them
+/// (warp/operand_scratch.hpp).
+template <class Scalar, class Tile, class Layout, class Orient>
 void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  using Kernel = kernels::TensorTiledGemm<Space, Scalar, Layout, Tile>;
+  using Kernel = kernels::TensorTiledGemm<Space, Scalar, Layout, Tile, Orient>;
   using Matrix = typename Kernel::Operands::matrix;
   const int M = 152, N = 140, K = 20;  // runs of 4 aligned, and no tile divides them
   const Matrix A("A", transposed_a ? K : M, transposed_a ? M : K);
@@ -53,14 +64,15 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
                                 ? (of_a ? k.g.a(i, j) : k.g.b(i, j))
                                 : Scalar(0);
         const int at =
-            of_a ? Kernel::a_layout()(x, kk) : Kernel::kAScalars + Kernel::b_layout()(kk, x);
+            of_a ? Kernel::a_layout()(x, kk) : Kernel::kAScalars + Kernel::b_layout()(x, kk);
         ASSERT_EQ(buffer[at], want) << how << (of_a ? " As, m " : " Bs, n ") << x << ", k " << kk;
       }
     }
   };
   for (const auto& [row0, col0, k0] : {std::tuple{0, 0, 0}, {128, 128, 16}}) {  // inside; edges
     std::fill(buffer.begin(), buffer.end(), Scalar(-1));
-    const auto a = k.a_panel(buffer.data(), row0, k0), b = k.b_panel(buffer.data(), k0, col0);
+    const auto a = k.a_panel(buffer.data(), row0, k0);
+    const auto b = k.b_panel(buffer.data(), k0, col0);
     for (int rank = 0; rank < Kernel::kLanes; ++rank) {
       Scalar stage_a[Kernel::kStageA], stage_b[Kernel::kStageB];
       const auto quads_a = a.walk(rank, Kernel::kLanes, 4),
@@ -91,57 +103,75 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
   }
 }
 
+/// Each tile stages its panels in the orientation the ops give the operands (a GPU's kernel),
+/// and in OrientationNN whatever they are (a CPU's, and the plain products' kernel on a GPU).
+template <class Scalar, class Tile, class Layout>
+void check_staging_oriented(bool transposed_a, bool transposed_b, bool aligned) {
+  kernels::with_operands_orientation<Layout>(
+      transposed_a ? Trans::T : Trans::N, transposed_b ? Trans::T : Trans::N, [&](auto orient) {
+        check_staging<Scalar, Tile, Layout, decltype(orient)>(transposed_a, transposed_b, aligned);
+      });
+  check_staging<Scalar, Tile, Layout, kernels::OrientationNN>(transposed_a, transposed_b, aligned);
+}
+
 TEST(TensorTiledStaging, EveryRankStagesItsShare) {
-  using AsKM = kernels::TensorTile<128, 128, 8, 64, 32>;           // As[k][m]
-  using AsSwizzled = kernels::TensorTile<128, 64, 8, 64, 32, 3>;   // As[m][k], swizzled in double
-  using AsPadded = kernels::TensorTile<64, 64, 16, 32, 32, 2>;     // As[m][k], padded rows
-  using Wide = kernels::TensorTile<128, 64, 16, 64, 32, 3, true>;  // float: Bs swizzled
+  using Staged = kernels::TensorTile<128, 64, 16, 64, 32>;      // one buffer in double
+  using Swizzled = kernels::TensorTile<128, 64, 8, 64, 32, 3>;  // rows of 8 doubles swizzled
+  using Padded = kernels::TensorTile<64, 64, 16, 32, 32>;       // rows of 16 + 4
+  using Wide = kernels::TensorTile<128, 64, 16, 64, 32, 3, kernels::WarpSchedule::wide>;
   for (int op = 0; op < 4; ++op) {
     for (const bool aligned : {false, true}) {
-      check_staging<double, AsKM, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<double, AsKM, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
-      check_staging<double, AsSwizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<double, AsSwizzled, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
-      check_staging<double, AsPadded, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<float, Wide, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
-      check_staging<float, Wide, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging_oriented<double, Staged, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging_oriented<double, Swizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging_oriented<double, Swizzled, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging_oriented<double, Padded, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
+      check_staging_oriented<float, Swizzled, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging_oriented<float, Wide, Kokkos::LayoutRight>(op & 1, op & 2, aligned);
+      check_staging_oriented<float, Wide, Kokkos::LayoutLeft>(op & 1, op & 2, aligned);
     }
   }
 }
 
-/// The launch's default counts on copies exactly where the kernel makes them: for an inner tile, K
-/// in whole blocks and aligned runs, TensorTiled::copies_can_engage (the plan's view, from the op
-/// and layout) agrees with TensorTiledGemm::copies_as_they_lie (the kernel's, from the operands),
-/// in one op of each layout. Returns whether they engage.
+/// The launch's default counts on copies exactly where the kernel makes them: for an inner tile,
+/// tensor_tiles::copies_can_engage (the plan's view, from the extents, ops and layout) agrees
+/// with TensorTiledGemm::copies_as_they_lie (the kernel's, from the operands) in every op and
+/// layout, where the leading dimensions are whole runs of 4 and where one is not. Returns whether
+/// they engage.
 template <class Layout>
-bool check_copies_engage(bool transposed_a, bool transposed_b) {
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  using Kernel =
-      kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 64, 8, 64, 32, 3>>;
-  using Matrix = typename Kernel::Operands::matrix;
-  const int M = 256, N = 128, K = 32;
-  Kernel k{};
-  k.g.a = {Matrix("A", transposed_a ? K : M, transposed_a ? M : K), transposed_a};
-  k.g.b = {Matrix("B", transposed_b ? N : K, transposed_b ? K : N), transposed_b};
-  k.g.c = Matrix("C", M, N);
-  k.quads_a = k.g.a.runs_aligned(4);
-  k.quads_b = k.g.b.runs_aligned(4);
-  std::vector<double> buffer(Kernel::kBuffer);
+bool check_copies_engage(bool transposed_a, bool transposed_b, int K) {
+  const int M = 256, N = 128;
   const Extents e{M, N, K, transposed_a ? Trans::T : Trans::N, transposed_b ? Trans::T : Trans::N};
-  const bool engage = k.copies_as_they_lie(0, 0, buffer.data());
-  EXPECT_EQ(engage, (kernels::TensorTiled<Space, double, Layout>::copies_can_engage(e)))
-      << "op " << to_string(e.trans_a) << to_string(e.trans_b);
+  bool engage = false;
+  kernels::with_operands_orientation<Layout>(e.trans_a, e.trans_b, [&](auto orient) {
+    using Kernel =
+        kernels::TensorTiledGemm<Space, double, Layout, kernels::TensorTile<128, 64, 8, 64, 32, 3>,
+                                 decltype(orient)>;
+    using Matrix = typename Kernel::Operands::matrix;
+    Kernel k{};
+    k.g.a = {Matrix("A", transposed_a ? K : M, transposed_a ? M : K), transposed_a};
+    k.g.b = {Matrix("B", transposed_b ? N : K, transposed_b ? K : N), transposed_b};
+    k.g.c = Matrix("C", M, N);
+    k.quads_a = k.g.a.runs_aligned(4);
+    k.quads_b = k.g.b.runs_aligned(4);
+    std::vector<double> buffer(Kernel::kBuffer);
+    engage = k.copies_as_they_lie(0, 0, buffer.data());
+  });
+  constexpr tilemm::Layout layout =
+      std::is_same_v<Layout, Kokkos::LayoutRight> ? tilemm::Layout::Right : tilemm::Layout::Left;
+  EXPECT_EQ(engage, kernels::tensor_tiles::copies_can_engage(e, layout))
+      << "op " << to_string(e.trans_a) << to_string(e.trans_b) << ", K " << K;
   return engage;
 }
 
 TEST(TensorTiledStaging, DefaultCountsOnCopiesWhereTheyEngage) {
-  int right = 0, left = 0;
   for (int op = 0; op < 4; ++op) {
-    right += check_copies_engage<Kokkos::LayoutRight>(op & 1, op & 2);
-    left += check_copies_engage<Kokkos::LayoutLeft>(op & 1, op & 2);
+    EXPECT_TRUE(check_copies_engage<Kokkos::LayoutRight>(op & 1, op & 2, 32)) << "op " << op;
+    EXPECT_TRUE(check_copies_engage<Kokkos::LayoutLeft>(op & 1, op & 2, 32)) << "op " << op;
+    // K = 30 leaves the lines of op(A) or op(B) that run along k out of step with the runs.
+    const bool k_lines = !(op & 1) || (op & 2);  // LayoutRight: A along k, or B along k
+    EXPECT_EQ(check_copies_engage<Kokkos::LayoutRight>(op & 1, op & 2, 30), !k_lines);
+    check_copies_engage<Kokkos::LayoutLeft>(op & 1, op & 2, 30);
   }
-  EXPECT_EQ(right, 1) << "NN alone in LayoutRight";
-  EXPECT_EQ(left, 1) << "TT alone in LayoutLeft";
 }
 
 /// Shared-memory wavefronts of one warp-wide access of `bytes` a lane at the byte offsets `at`, by
@@ -166,55 +196,70 @@ int wavefronts(const std::vector<long>& at, int bytes) {
   return total;
 }
 
-/// The wide schedule's loads of one warp (warp/wide_tf32.hpp) from a scratch whose every
-/// element holds its own offset: A's 16-byte loads of 4 neighbours in the fewest wavefronts (4 a
-/// warp), B's 4-byte loads in one.
+/// A warp's loads of 4 neighbours k = 4 t .. 4 t + 3 of a row a lane (the wide schedule's
+/// WideTf32::four_k), at scalar offsets at[lane][j]: from rows of k one 16-byte load of neighbours
+/// in scratch, in the fewest wavefronts (4 a warp), else four 4-byte loads, in one each.
+void expect_four_k_loads(const std::string& what, const std::vector<std::array<long, 4>>& at,
+                         bool rows_of_k) {
+  std::vector<long> bytes(kLanes);
+  for (int j = 0; j < 4; ++j) {
+    for (int lane = 0; lane < kLanes; ++lane) {
+      if (rows_of_k) EXPECT_EQ(at[lane][j], at[lane][0] + j) << what << ", lane " << lane;
+      bytes[lane] = at[lane][j] * 4;
+    }
+    if (rows_of_k) {
+      EXPECT_EQ(wavefronts(bytes, 16), 4) << what;
+      return;
+    }
+    EXPECT_EQ(wavefronts(bytes, 4), 1) << what << ", k 4 t + " << j;
+  }
+}
+
+/// The wide schedule's loads of one warp (warp/wide_tf32.hpp) from a scratch whose every element
+/// holds its own offset, in the fewest wavefronts: rows g and g + 8 of each A fragment, row g of
+/// each B fragment.
 template <class Kernel>
 void check_wide_loads(const std::string& name, const float* As, const float* Bs, int wm0, int wn0) {
   using Wide = kernels::WideTf32;
   for (int f = 0; f < Kernel::FM; ++f) {
-    std::vector<long> upper(kLanes), lower(kLanes);
+    std::vector<std::array<long, 4>> upper(kLanes), lower(kLanes);
     for (int lane = 0; lane < kLanes; ++lane) {
       typename Wide::Frag::A a[Wide::kSteps];
-      Wide::load_a(As, wm0 + Wide::Frag::kM * f, lane, a);
-      for (int j = 0; j < 4; ++j) {  // a load's neighbours: k 4 t + j of rows g and g + 8
-        EXPECT_EQ(a[j / 2].v[2 * (j % 2)], a[0].v[0] + j) << name << " lane " << lane;
-        EXPECT_EQ(a[j / 2].v[2 * (j % 2) + 1], a[0].v[1] + j) << name << " lane " << lane;
+      Wide::load_a(As, Kernel::a_layout(), wm0 + Wide::Frag::kM * f, lane, a);
+      for (int j = 0; j < 4; ++j) {  // k 4 t + j of rows g and g + 8: step j / 2, column j % 2
+        upper[lane][j] = long(a[j / 2].v[2 * (j % 2)]);
+        lower[lane][j] = long(a[j / 2].v[2 * (j % 2) + 1]);
       }
-      upper[lane] = long(a[0].v[0]) * 4;
-      lower[lane] = long(a[0].v[1]) * 4;
     }
-    EXPECT_EQ(wavefronts(upper, 16), 4) << name << ": A fragment " << f << ", rows g";
-    EXPECT_EQ(wavefronts(lower, 16), 4) << name << ": A fragment " << f << ", rows g + 8";
+    const bool rows_of_k = Kernel::kAlongA == Along::k;
+    expect_four_k_loads(name + ": A fragment " + std::to_string(f) + ", rows g", upper, rows_of_k);
+    expect_four_k_loads(name + ": A fragment " + std::to_string(f) + ", rows g + 8", lower,
+                        rows_of_k);
   }
   for (int f = 0; f < Kernel::FN; ++f) {
-    std::vector<std::array<typename Wide::Frag::B, Wide::kSteps>> b(kLanes);
+    std::vector<std::array<long, 4>> column(kLanes);
     for (int lane = 0; lane < kLanes; ++lane) {
-      typename Wide::Frag::B loaded[Wide::kSteps];
-      Wide::load_b(Bs, Kernel::b_layout(), wn0 + Wide::Frag::kN * f, lane, loaded);
-      for (int s = 0; s < Wide::kSteps; ++s) b[lane][s] = loaded[s];
+      typename Wide::Frag::B b[Wide::kSteps];
+      Wide::load_b(Bs, Kernel::b_layout(), wn0 + Wide::Frag::kN * f, lane, b);
+      for (int j = 0; j < 4; ++j) column[lane][j] = long(b[j / 2].v[j % 2]);  // k 4 t + j
     }
-    for (int s = 0; s < Wide::kSteps; ++s) {
-      for (int i = 0; i < Wide::Frag::kB; ++i) {
-        std::vector<long> at(kLanes);
-        for (int lane = 0; lane < kLanes; ++lane) at[lane] = long(b[lane][s].v[i]) * 4;
-        EXPECT_EQ(wavefronts(at, 4), 1) << name << ": B fragment " << f << ", k-step " << s;
-      }
-    }
+    expect_four_k_loads(name + ": B fragment " + std::to_string(f), column,
+                        Kernel::kAlongB == Along::k);
   }
 }
 
-/// For every tile of the table, every warp's fragment loads (tensor_tiled/kernel.hpp, mma_block)
-/// take the fewest wavefronts at every k-step: one a warp in float, two in double. The loads of a
-/// scratch whose every element holds its own offset give the addresses that the lanes read.
-template <class Scalar>
-void check_fragment_loads_conflict_free() {
-  using Space = Kokkos::DefaultHostExecutionSpace;
-  using Launch = kernels::TensorTiled<Space, Scalar, Kokkos::LayoutRight>;
-  kernels::any_of_types(typename Launch::Tiles{}, [](auto tile) {
-    using Kernel = kernels::TensorTiledGemm<Space, Scalar, Kokkos::LayoutRight, decltype(tile)>;
+/// For every tile of the table in every orientation, every warp's fragment loads
+/// (tensor_tiled/kernel.hpp, mma_block) take the fewest wavefronts at every k-step: one a warp in
+/// float, two in double. The loads of a scratch whose every element holds its own offset give the
+/// addresses that the lanes read.
+template <class Scalar, class Orient>
+void check_fragment_loads_conflict_free(const char* orientation) {
+  using Launch = kernels::TensorTiled<Space, Scalar, Kokkos::LayoutRight, Orient>;
+  kernels::any_of_types(typename Launch::Tiles{}, [&](auto tile) {
+    using Kernel =
+        kernels::TensorTiledGemm<Space, Scalar, Kokkos::LayoutRight, decltype(tile), Orient>;
     using Frag = typename Kernel::Frag;
-    const std::string name = decltype(tile)::tiling().to_string();
+    const std::string name = decltype(tile)::tiling().to_string() + " " + orientation;
     std::vector<Scalar> offsets(Kernel::kBuffer);
     std::iota(offsets.begin(), offsets.end(), Scalar(0));  // exact in float at these sizes
     const Scalar* As = offsets.data();
@@ -243,7 +288,7 @@ void check_fragment_loads_conflict_free() {
         for (int f = 0; f < Kernel::FN; ++f) {
           std::vector<typename Frag::B> b(kLanes);
           for (int lane = 0; lane < kLanes; ++lane)
-            b[lane] = Frag::load_b(Bs, Kernel::kLdb, kk, wn0 + Frag::kN * f, lane);
+            b[lane] = Frag::load_b(Bs, Kernel::b_layout(), kk, wn0 + Frag::kN * f, lane);
           for (int i = 0; i < Frag::kB; ++i) expect_fewest("B", f, kk, i, b);
         }
       }
@@ -253,15 +298,17 @@ void check_fragment_loads_conflict_free() {
 }
 
 TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
-  check_fragment_loads_conflict_free<float>();
-  check_fragment_loads_conflict_free<double>();
+  for_each_orientation([](auto orient, const char* name) {
+    check_fragment_loads_conflict_free<float, decltype(orient)>(name);
+    check_fragment_loads_conflict_free<double, decltype(orient)>(name);
+  });
 }
 
 /// The copies of a panel p (tensor_tiled/kernel.hpp, copy) by each warp of the team, `runs` 16-byte
 /// runs a lane, neighbouring lanes neighbouring runs: every copy a warp makes at once writes in the
 /// fewest wavefronts, 4.
 template <class Kernel, class Panel>
-void check_copies_conflict_free(const char* what, const Panel& p, int runs) {
+void check_copies_conflict_free(const std::string& what, const Panel& p, int runs) {
   constexpr int kScalar = sizeof(*p.dst);
   for (int warp = 0; warp < Kernel::kWarps; ++warp) {
     std::vector<kernels::PanelWalk> walks;
@@ -279,39 +326,38 @@ void check_copies_conflict_free(const char* what, const Panel& p, int runs) {
   }
 }
 
-/// The copies of both panels of tile T in Scalar, NN in LayoutRight (where the copies engage).
-template <class Scalar, class Tile>
-void check_tile_copies(const char* what) {
-  using Kernel = kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, Scalar,
-                                          Kokkos::LayoutRight, Tile>;
-  using Matrix = typename Kernel::Operands::matrix;
-  Kernel k{};
-  k.g.a = {Matrix("A", Kernel::BM, Kernel::BK), false};
-  k.g.b = {Matrix("B", Kernel::BK, Kernel::BN), false};
-  std::vector<Scalar> buffer(Kernel::kBuffer);
-  check_copies_conflict_free<Kernel>((std::string(what) + " As").c_str(),
-                                     k.a_panel(buffer.data(), 0, 0),
-                                     Kernel::kStageA / Kernel::kRun);
-  check_copies_conflict_free<Kernel>((std::string(what) + " Bs").c_str(),
-                                     k.b_panel(buffer.data(), 0, 0),
-                                     Kernel::kStageB / Kernel::kRun);
+/// The copies of both panels of every tile with copy stages that fits the precision, in every
+/// orientation (the ops that give it in LayoutRight, where the copies engage).
+template <class Scalar, class Orient>
+void check_tile_copies(const char* orientation) {
+  using Launch = kernels::TensorTiled<Space, Scalar, Kokkos::LayoutRight, Orient>;
+  kernels::any_of_types(typename Launch::Tiles{}, [&](auto tile) {
+    using Kernel =
+        kernels::TensorTiledGemm<Space, Scalar, Kokkos::LayoutRight, decltype(tile), Orient>;
+    using Matrix = typename Kernel::Operands::matrix;
+    if constexpr (Kernel::kCopies > 0 && Kernel::scratch_bytes() <= Kernel::kLevel0Bytes) {
+      const bool ta = Kernel::kAlongA == Along::mn, tb = Kernel::kAlongB == Along::k;
+      Kernel k{};
+      k.g.a = {Matrix("A", ta ? Kernel::BK : Kernel::BM, ta ? Kernel::BM : Kernel::BK), ta};
+      k.g.b = {Matrix("B", tb ? Kernel::BN : Kernel::BK, tb ? Kernel::BK : Kernel::BN), tb};
+      std::vector<Scalar> buffer(Kernel::kBuffer);
+      const std::string name = decltype(tile)::tiling().to_string() + " " + orientation;
+      const auto a = k.a_panel(buffer.data(), 0, 0);
+      const auto b = k.b_panel(buffer.data(), 0, 0);
+      EXPECT_TRUE(a.dst_along_lines() && b.dst_along_lines()) << name;
+      check_copies_conflict_free<Kernel>(name + " As", a, Kernel::kStageA / Kernel::kRun);
+      check_copies_conflict_free<Kernel>(name + " Bs", b, Kernel::kStageB / Kernel::kRun);
+    }
+    return false;
+  });
 }
 
-/// The copies into double's swizzled As (A contiguous along k, NN in LayoutRight) and padded Bs,
-/// and into the wide schedule's As and swizzled Bs, meet no bank conflict either.
-TEST(TensorTiledScratch, CopiesIntoSwizzledRowsMeetNoBankConflict) {
-  using Double128x64 = kernels::TensorTile<128, 64, 8, 64, 32, 3>;  // double's default
-  using Double64x128 = kernels::TensorTile<64, 128, 8, 32, 64, 3>;
-  using Wide = kernels::TensorTile<128, 64, 16, 64, 32, 3, true>;
-  static_assert(kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, double,
-                                         Kokkos::LayoutRight, Double128x64>::kSwizzled,
-                "the tile keeps As swizzled");
-  static_assert(kernels::TensorTiledGemm<Kokkos::DefaultHostExecutionSpace, float,
-                                         Kokkos::LayoutRight, Wide>::kWideSchedule,
-                "the tile runs the wide schedule");
-  check_tile_copies<double, Double128x64>("double 128x64x8/64x32/s3");
-  check_tile_copies<double, Double64x128>("double 64x128x8/32x64/s3");
-  check_tile_copies<float, Wide>("wide");
+/// The copies into every orientation's scratch, padded or swizzled, meet no bank conflict either.
+TEST(TensorTiledScratch, CopiesMeetNoBankConflict) {
+  for_each_orientation([](auto orient, const char* name) {
+    check_tile_copies<float, decltype(orient)>(name);
+    check_tile_copies<double, decltype(orient)>(name);
+  });
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "backend_dispatch.hpp"
 #include "kernel_cases.hpp"
 #include "tilemm/kernels/registry.hpp"
-#include "tilemm/kernels/tensor_tiled/launch.hpp"
+#include "tilemm/kernels/tensor_tiled/tiles.hpp"
 
 namespace tilemm::test {
 namespace {
@@ -67,11 +67,11 @@ TEST(TensorTiledSplitK, PlanReportsTheRangesRun) {
 // skinny shapes of inputs/small-skinny.yaml), in a tile of C's shape, and leaves square products
 // from 1024 on and a short K unsplit: planned here for 132 multiprocessors (an H100's or H200's).
 TEST(TensorTiledSplitK, GpuDefaultSplitsSkinnyShapesAlone) {
-  constexpr std::int64_t kProcessors = 132;
-  const auto expect = [](auto launch, const Extents& e, int ranges, int bm, int bn) {
-    using Launch = decltype(launch);
-    const Tiling t = Launch::gpu_tile(e, kProcessors);
-    const kernels::KSplit split = Launch::default_split(t, e, kProcessors);
+  const kernels::tensor_tiles::Machine gpu{true, 132};
+  const auto expect = [&](Precision p, Layout layout, const Extents& e, int ranges, int bm,
+                          int bn) {
+    const Tiling t = kernels::tensor_tiles::default_tile(e, layout, p, gpu);
+    const kernels::KSplit split = kernels::tensor_tiles::default_split(t, e, gpu);
     const std::string shape = std::to_string(e.m) + "x" + std::to_string(e.n) + "x" +
                               std::to_string(e.k) + " in " + t.to_string();
     EXPECT_EQ(split.ranges, ranges) << shape;
@@ -80,19 +80,26 @@ TEST(TensorTiledSplitK, GpuDefaultSplitsSkinnyShapesAlone) {
       EXPECT_EQ(std::make_pair(t.bm, t.bn), std::make_pair(bm, bn)) << shape;
     }
   };
-  const auto both = [&](auto launch) {
-    expect(launch, {64, 4096, 4096}, 8, 64, 128);
-    expect(launch, {4096, 64, 4096}, 8, 128, 64);
-    expect(launch, {64, 64, 65536}, 128, 64, 64);
-    expect(launch, {4096, 64, 4096, Trans::T, Trans::T}, 8, 128, 64);
-    for (const std::int64_t n : {1024, 4096}) expect(launch, {n, n, n}, 1, 0, 0);
-    expect(launch, {512, 512, 512}, 1, 0, 0);   // K too short
-    expect(launch, {4096, 4096, 64}, 1, 0, 0);  // the same
-    expect(launch, {64, 4096, 1000}, 1, 0, 0);  // one range of kMinSplitDepth
-  };
-  both(kernels::TensorTiled<TestSpace, float, Kokkos::LayoutRight>{});
-  both(kernels::TensorTiled<TestSpace, double, Kokkos::LayoutRight>{});
-  both(kernels::TensorTiled<TestSpace, double, Kokkos::LayoutLeft>{});
+  for (const Precision p : {Precision::Float, Precision::Double}) {
+    for (const Layout layout : {Layout::Right, Layout::Left}) {
+      expect(p, layout, {64, 4096, 4096}, 8, 64, 128);
+      expect(p, layout, {4096, 64, 4096}, 8, 128, 64);
+      expect(p, layout, {64, 64, 65536}, 128, 64, 64);
+      expect(p, layout, {4096, 64, 4096, Trans::T, Trans::T}, 8, 128, 64);
+      for (const std::int64_t n : {1024, 4096}) expect(p, layout, {n, n, n}, 1, 0, 0);
+      expect(p, layout, {512, 512, 512}, 1, 0, 0);   // K too short
+      expect(p, layout, {4096, 4096, 64}, 1, 0, 0);  // the same
+      expect(p, layout, {64, 4096, 1000}, 1, 0, 0);  // one range of kMinSplitDepth
+    }
+  }
+  // A CPU splits nothing by default and runs the smallest tile.
+  const kernels::tensor_tiles::Machine cpu{false, 16};
+  const Extents skinny{64, 4096, 4096};
+  EXPECT_EQ(kernels::tensor_tiles::default_tile(skinny, Layout::Right, Precision::Float, cpu),
+            kernels::tensor_tiles::kSmallest);
+  EXPECT_EQ(
+      kernels::tensor_tiles::default_split(kernels::tensor_tiles::kSmallest, skinny, cpu).ranges,
+      1);
 }
 
 }  // namespace

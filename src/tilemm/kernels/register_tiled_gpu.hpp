@@ -42,6 +42,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "tilemm/kernels/team/vec.hpp"
 #include "tilemm/kernels/unroll.hpp"
 #include "tilemm/types.hpp"
 
@@ -49,16 +50,6 @@ namespace tilemm::kernels {
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
 struct RegisterTiledGemm;  // register_tiled.hpp
-
-/// W consecutive scalars, aligned to their size, so that the fewest load instructions read them (a
-/// GPU's widest load is 16 bytes: a double Quad takes two).
-template <class Scalar, int W>
-struct alignas(W * sizeof(Scalar)) Vec {
-  Scalar v[W];
-};
-/// Four: the unit in which the pipelined schedule stages its panels (fetch(), deposit()).
-template <class Scalar>
-using Quad = Vec<Scalar, 4>;
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
 struct RegisterTiledGpu {

@@ -9,10 +9,10 @@
 
 #include <cstddef>
 
-#include "tilemm/kernels/register_tiled_gpu.hpp"  // Quad, Vec: a GPU thread's wide loads
+#include "tilemm/kernels/team/async_copy.hpp"
 #include "tilemm/kernels/team/panel.hpp"
+#include "tilemm/kernels/team/vec.hpp"
 #include "tilemm/kernels/unroll.hpp"
-#include "tilemm/kernels/warp/mma_fragment.hpp"
 
 namespace tilemm::kernels {
 

@@ -6,60 +6,56 @@
 //   fragments of 16 x 8 (warp/mma_fragment.hpp):
 //     acc = 0                                     a lane's elements of its warp's fragments
 //     stage = my share of the range's first K block's panels of op(A), op(B)
-//     As[0], Bs[0] = stage; team_barrier          As[k][m] and Bs[k][n] in scratch
+//     As[0], Bs[0] = stage; team_barrier          each in the order it runs in memory
 //     for each K block i of the range:             S = 2 buffers where they fit, else 1
 //       stage = my share of block i + 1's panels   global loads in flight during the products
 //       for kk < BK, step the instruction's k:
 //         a[f] = load_a(As[i % S], my warp's rows, kk)     for each of its fragment rows
 //         b[f] = load_b(Bs[i % S], my warp's cols, kk)     and fragment columns
-//         acc[fm][fn] += mma(a[fm], b[fn])       or the plain product, if Plain
+//         acc[fm][fn] += mma(a[fm], b[fn])       or the plain product (Product::plain)
 //       if S == 1: team_barrier                    every warp done with the one buffer
 //       As[(i + 1) % S], Bs[(i + 1) % S] = stage; team_barrier
 //     C[my elements] = alpha * acc + beta * C      elements outside C skipped; K split:
 //                                                  partial[range][my elements] = acc
 //     (K split, then a sum pass: C = alpha * (partial[0] + partial[1] + ...) + beta * C)
 //
-//   with S copy stages (a tile's /sS), where the tile lies inside C, BK divides K and op(A),
-//   op(B) run along k and n in 16-byte aligned runs, copies replace the staging registers:
+//   with S copy stages (a tile's /sS), where the tile lies inside C and op(A), op(B) lie in
+//   16-byte aligned runs, copies replace the staging registers for K's whole blocks:
 //     start copies of blocks 0 .. S-2 into As[0..], Bs[0..]     cp.async, a group each
-//     for each K block i of the range:
+//     for each whole K block i of the range:
 //       wait for block i's copies; team_barrier        every warp done with block i - 1 too
 //       start copies of block i + S - 1 into buffer (i + S - 1) % S   (block i - 1's buffer)
 //       acc += products of buffer i % S, as above
-//     (other tiles and operands: the staged pipeline above, in the same scratch layout)
+//     the range's last, partial block (K not a multiple of BK): staged, zeros past K
+//     (tiles over C's edges, unaligned operands: the staged pipeline above, in the same layout)
+//
+// Each operand keeps in scratch the order in which it runs in memory (warp/operand_scratch.hpp:
+// rows of k, or rows of m or n), so that copies take 16-byte runs as they lie and the staged
+// pipeline stores whole runs too; the launch compiles the kernel for the orientation of both
+// operands (`Orient`: every op in either layout). Neighbouring threads copy neighbouring runs,
+// so that a warp asks for each sector of a line once. Each order's rows are padded or swizzled so
+// that a warp's fragment loads, and the copies' writes, meet no bank conflict. A float tile
+// marked WarpSchedule::wide multiplies each K block of 16 by warp/wide_tf32.hpp's schedule
+// instead of mma_block.
 //
 // A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
 // lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
 // runs the same products lane by lane (the fragment's plain product), each lane's accumulators
-// waiting in scratch between K blocks, as register-tiled's shared schedule does. A GPU runs the
-// plain product too in the kernel compiled for it (`Plain`: float with K too short for split
-// TF32 to meet FP32's bound, tensor_tiled/launch.hpp).
+// waiting in scratch between K blocks. A GPU runs the plain product too in the kernel compiled
+// for it (Product::plain: float with K too short for split TF32 to meet FP32's bound,
+// tensor_tiled/launch.hpp).
 //
 // Split K (epilogue/split_k.hpp, for a C of few tiles and a long K): teams take the launch's tiles
 // for each range of whole K blocks (the last may be shorter), and store acc unscaled as the partial
 // tile of their range; a sum pass adds the partials in range order. The tiles before the split
-// ones run whole K in a launch of their own, in a kernel compiled for a whole K (`WholeK`), whose
-// K loop holds no range. Ranges of whole blocks keep the copies' alignment within a range.
-//
-// Copies take 16-byte runs as they lie, neighbouring threads neighbouring runs (a warp then asks
-// for each sector of a line once): for an A contiguous along k (NN in LayoutRight), a tile
-// with copy stages keeps its A panel as As[m][k]. A float tile marked wide multiplies each K block
-// of 16 by warp/wide_tf32.hpp's schedule instead of mma_block, in that file's scratch layout.
+// ones run whole K in a launch of their own, in a kernel compiled for a whole K (KRange::whole),
+// whose K loop holds no range.
 //
 // The panels are double-buffered where two buffers fit the level-0 scratch that Kokkos gives a
-// CUDA team (perf/README.md); deeper panels (double 128x128x16) take one buffer and a second
-// barrier a K block, the next block still staged in registers during the products.
-//
-// Scratch rows are padded so that a warp's fragment loads meet no bank conflict: a lane (g, t)
-// reads row t (+ 4 i) at column g (+ 8 j) of As or Bs, so rows 0..3 must start in distinct
-// quarters of the 32 banks: a pad of 8 floats (row length 8 mod 32), 4 doubles (4 mod 16, read
-// by half-warps). From As[m][k] a lane reads row g (+ 8) at column t (+ 4): rows of BK + 4
-// floats or BK + 4 doubles (BK = 16) put rows 0..7 in distinct quarters too and keep each row
-// 16-byte aligned for the copies; rows of 8 doubles stay unpadded and swizzled instead (ScratchA,
-// warp/mma_fragment.hpp), which keeps the copies' writes free of conflicts too and fits three
-// buffers of 128x64x8 in a team's scratch. The launch (tensor_tiled/launch.hpp) picks the tile
-// from its table; the tile is fixed at compile time, so that the loops unroll and the stages have
-// constant shares.
+// CUDA team; deeper panels (double 128x64x16) take one buffer and a second barrier a K block, the
+// next block still staged in registers during the products. The launch (tensor_tiled/launch.hpp)
+// picks the tile from its table; the tile is fixed at compile time, so that the loops unroll and
+// the stages have constant shares.
 #pragma once
 
 #include <cstdint>
@@ -72,26 +68,35 @@
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 #include "tilemm/kernels/warp/mma_fragment.hpp"
+#include "tilemm/kernels/warp/operand_scratch.hpp"
 #include "tilemm/kernels/warp/wide_tf32.hpp"
 
 namespace tilemm::kernels {
 
+/// How a warp multiplies a K block: mma_block's k-steps, or float's wide schedule of 16-deep K
+/// blocks (warp/wide_tf32.hpp).
+enum class WarpSchedule { per_step, wide };
+/// The warps' mma, or each lane's plain multiply-adds (float with a K too short for split TF32).
+enum class Product { mma, plain };
+/// A kernel for launches over the whole of K, or for launches that split K into ranges.
+enum class KRange { whole, split };
+
 /// A tensor-tiled team tile BM x BN x BK with warp regions WM x WN, and Stages K blocks in
-/// flight by asynchronous copies (0: staged in registers only); `Wide`: float's K blocks in the
-/// wide schedule (warp/wide_tf32.hpp).
-template <int BM, int BN, int BK, int WM, int WN, int Stages = 0, bool Wide = false>
+/// flight by asynchronous copies (0: staged in registers only).
+template <int BM, int BN, int BK, int WM, int WN, int Stages = 0,
+          WarpSchedule S = WarpSchedule::per_step>
 struct TensorTile {
   static constexpr int bm = BM, bn = BN, bk = BK, wm = WM, wn = WN, stages = Stages;
-  static constexpr bool wide = Wide;
+  static constexpr WarpSchedule schedule = S;
   static Tiling tiling() { return {BM, BN, BK, WM, WN, Stages}; }
 };
 
-/// The kernel of the pseudo-code above for one tile of the launch's table; `Plain`: a GPU's lanes
-/// multiply-add on their own instead of the warp's mma (a kernel of its own, so that the mma
-/// kernel's registers are its own too); `WholeK`: compiled for launches that do not split K, so
-/// that no register holds the bounds of a team's range of K (CPUs compile the other form alone).
-template <class ExecSpace, class Scalar, class Layout, class Tile, bool Plain = false,
-          bool WholeK = true>
+/// The kernel of the pseudo-code above for one tile of the launch's table, compiled for the
+/// orientation of both operands (`Orient`), for the warps' mma or the lanes' plain products (a
+/// kernel of its own, so that the mma kernel's registers are its own too), and for launches over
+/// the whole of K or ranges of it (CPUs compile the latter alone).
+template <class ExecSpace, class Scalar, class Layout, class Tile, class Orient = OrientationKN,
+          Product P = Product::mma, KRange R = KRange::whole>
 struct TensorTiledGemm {
   static constexpr int BM = Tile::bm, BN = Tile::bn, BK = Tile::bk, WM = Tile::wm, WN = Tile::wn;
   /// The instruction's depth: double's deepest shape that divides BK, float's one shape.
@@ -107,17 +112,31 @@ struct TensorTiledGemm {
   static_assert(BK % kInstK == 0, "the instruction's depth divides BK");
   static constexpr bool kOnCpu = runs_on_cpu<ExecSpace>();
   static constexpr int kCopies = Tile::stages;  // copy stages; 0: staged in registers only
-  static constexpr bool kARows = kCopies > 0;   // As[m][k], else As[k][m]
+  static constexpr Along kAlongA = Orient::a, kAlongB = Orient::b;
   /// warp/wide_tf32.hpp's loads and layouts, in float (double runs such a tile as any other).
-  static constexpr bool kWideSchedule = Tile::wide && std::is_same_v<Scalar, float>;
-  static_assert(!kWideSchedule || (BK == WideTf32::kDepth && kARows && BN % 32 == 0),
-                "the wide schedule takes K blocks of 16 into As[m][k], Bs in rows of 32 n or more");
-  static constexpr int kPad = sizeof(Scalar) == 8 ? 4 : 8;
-  static constexpr bool kSwizzled = kARows && sizeof(Scalar) == 8 && BK == 8;  // As[m][k] swizzled
-  static constexpr int kLda = kARows ? BK + (kSwizzled || kWideSchedule ? 0 : 4) : BM + kPad;
-  static constexpr int kLdb = kWideSchedule ? BN : BN + kPad;
-  static constexpr int kAScalars = (kARows ? BM : BK) * kLda;  // As of one buffer; Bs follows
-  static constexpr int kBuffer = kAScalars + BK * kLdb;        // scalars of one buffer
+  static constexpr bool kWideSchedule =
+      Tile::schedule == WarpSchedule::wide && std::is_same_v<Scalar, float>;
+  static_assert(!kWideSchedule || (BK == WideTf32::kDepth && BM % 32 == 0 && BN % 32 == 0),
+                "the wide schedule takes K blocks of 16, and swizzles rows of 32 m or n or more");
+  /// Rows of 8 along k stay unpadded and swizzled (warp/operand_scratch.hpp).
+  static constexpr bool kSwizzledK = BK == 8;
+  static constexpr int kPadK = kWideSchedule || kSwizzledK ? 0 : 4;
+  static constexpr int kPadMN = kWideSchedule ? 0 : sizeof(Scalar) == 8 ? 4 : 8;
+  /// The scratch layout of an operand block of `rows` (BM or BN) that runs `along` in memory.
+  KOKKOS_INLINE_FUNCTION static constexpr OperandScratch layout_of(Along along, int rows) {
+    constexpr bool kDouble = sizeof(Scalar) == 8;
+    return along == Along::k ? OperandScratch{BK + kPadK, Along::k,
+                                              kSwizzledK ? (kDouble ? 6 : 4) : 0, kDouble ? 2 : 4}
+                             : OperandScratch{rows + kPadMN, Along::mn, kWideSchedule ? 1 : 0};
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr OperandScratch a_layout() {
+    return layout_of(kAlongA, BM);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr OperandScratch b_layout() {
+    return layout_of(kAlongB, BN);
+  }
+  static constexpr int kAScalars = (kAlongA == Along::k ? BM : BK) * a_layout().ld;
+  static constexpr int kBuffer = kAScalars + (kAlongB == Along::k ? BN : BK) * b_layout().ld;
   static constexpr int kAlign = 64;
   /// Level-0 scratch a CUDA team gets from Kokkos 4.6: 48 KiB less its reduction space.
   static constexpr std::size_t kLevel0Bytes = 40936;
@@ -139,7 +158,7 @@ struct TensorTiledGemm {
   int tiles_m = 1, tiles_n = 1;
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
-  static constexpr bool kWholeK = WholeK && !kOnCpu;
+  static constexpr bool kWholeK = R == KRange::whole && !kOnCpu;
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
   Scalar* partials = nullptr;   // a partial tile per tile and range (epilogue/split_k.hpp)
   int tile_begin = 0, tile_count = 0;  // this launch's tiles, tile_count from tile_begin in order
@@ -167,43 +186,38 @@ struct TensorTiledGemm {
     tile_n = (rank % per_band) / band_rows;
   }
 
-  /// Where element (m, k) of the A panel and (k, n) of the B panel lie in a buffer.
-  KOKKOS_INLINE_FUNCTION static constexpr ScratchA a_layout() {
-    return {kLda, kARows, kSwizzled ? 3 : 0};
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr ScratchB b_layout() {
-    return {kLdb, kWideSchedule ? 1 : 0};
-  }
-  /// A panel in scratch: ScratchPanel's walk and rows, and the swizzle of As or Bs where it has
-  /// one.
+  /// A panel in scratch: ScratchPanel's walk and rows, placed by its operand's layout, which may
+  /// swizzle the rows (the A panel's where kOfA, else the B panel's).
+  template <bool kOfA>
   struct Panel : ScratchPanel<Scalar> {
-    enum Swizzle { none, of_a, of_b } swizzle;
-    KOKKOS_INLINE_FUNCTION Panel(const ScratchPanel<Scalar>& p, Swizzle swizzle_)
-        : ScratchPanel<Scalar>(p), swizzle(swizzle_) {}
+    KOKKOS_INLINE_FUNCTION explicit Panel(const ScratchPanel<Scalar>& p)
+        : ScratchPanel<Scalar>(p) {}
     KOKKOS_INLINE_FUNCTION Scalar& at(int line, int pos) const {
-      const int o = line * this->dst_line + pos * this->dst_pos;  // m kLda + k, or k kLdb + n
-      return this->dst[swizzle == of_a   ? a_layout()(o / kLda, o % kLda)
-                       : swizzle == of_b ? b_layout()(o / kLdb, o % kLdb)
-                                         : o];
+      constexpr OperandScratch layout = kOfA ? a_layout() : b_layout();
+      const int o = line * this->dst_line + pos * this->dst_pos;  // row ld + column, unswizzled
+      return this->dst[layout.flip ? layout.place(o / layout.ld, o % layout.ld) : o];
     }
   };
-  KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* buffer, int row0, int k0) const {
-    return {{buffer, kLda, !kARows, row0, k0, BM, BK, g.a.contiguous_along_cols()},
-            kSwizzled ? Panel::of_a : Panel::none};
+  /// op(A)'s BM x BK block at (row0, k0), and op(B)'s BK x BN block at (k0, col0), in the
+  /// buffer's As and Bs: transposed into scratch rows of m (A), or of n (B), where the kernel's
+  /// orientation keeps them so.
+  KOKKOS_INLINE_FUNCTION Panel<true> a_panel(Scalar* buffer, int row0, int k0) const {
+    return Panel<true>({buffer, a_layout().ld, kAlongA == Along::mn, row0, k0, BM, BK,
+                        g.a.contiguous_along_cols()});
   }
-  KOKKOS_INLINE_FUNCTION Panel b_panel(Scalar* buffer, int k0, int col0) const {
-    return {{buffer + kAScalars, kLdb, false, k0, col0, BK, BN, g.b.contiguous_along_cols()},
-            kWideSchedule ? Panel::of_b : Panel::none};
+  KOKKOS_INLINE_FUNCTION Panel<false> b_panel(Scalar* buffer, int k0, int col0) const {
+    return Panel<false>({buffer + kAScalars, b_layout().ld, kAlongB == Along::k, k0, col0, BK, BN,
+                         g.b.contiguous_along_cols()});
   }
 
   /// A thread's share of panel p into registers, and from registers into scratch
   /// (team/staging.hpp).
-  template <int N, class Op>
+  template <int N, class Op, class Panel>
   KOKKOS_INLINE_FUNCTION static bool fetch(const Op& x, bool aligned, const Panel& p, int rank,
                                            const PanelWalk& quads, Scalar (&stage)[N]) {
     return fetch_share<kLanes>(x, aligned, p, rank, quads, stage);
   }
-  template <int N>
+  template <int N, class Panel>
   KOKKOS_INLINE_FUNCTION static void deposit(bool quads, const Panel& p, int rank,
                                              const PanelWalk& quad_walk, const Scalar (&stage)[N]) {
     deposit_share<kLanes>(quads, p, rank, quad_walk, stage);
@@ -215,10 +229,10 @@ struct TensorTiledGemm {
                                               int warp, int lane) {
     const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
 #ifdef TILEMM_TENSOR_MMA
-    if constexpr (!kOnCpu && !Plain && kWideSchedule) {
-      WideTf32::block(acc, As, Bs, b_layout(), wm0, wn0, lane);
+    if constexpr (!kOnCpu && P == Product::mma && kWideSchedule) {
+      WideTf32::block(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
       return;
-    } else if constexpr (!kOnCpu && !Plain) {
+    } else if constexpr (!kOnCpu && P == Product::mma) {
       mma_block(acc, As, Bs, wm0, wn0, lane);
       return;
     }
@@ -239,7 +253,7 @@ struct TensorTiledGemm {
         a[i] = Frag::ready(Frag::load_a(As, a_layout(), wm0 + Frag::kM * i, kk, lane));
       TILEMM_UNROLL
       for (int j = 0; j < FN; ++j)
-        b[j] = Frag::ready(Frag::load_b(Bs, kLdb, kk, wn0 + Frag::kN * j, lane));
+        b[j] = Frag::ready(Frag::load_b(Bs, b_layout(), kk, wn0 + Frag::kN * j, lane));
       TILEMM_UNROLL
       for (int i = 0; i < FM; ++i) {
         TILEMM_UNROLL
@@ -327,20 +341,20 @@ struct TensorTiledGemm {
     store(acc, team, row0, col0, rank / 32, rank % 32);
   }
 
-  /// Whether the team's tile copies its panels as they lie (the pseudo-code's copy stages): both
-  /// inside op(A) and op(B) at every K block, in aligned runs along the scratch rows.
+  /// Whether the team's tile copies its panels as they lie (the pseudo-code's copy stages): the
+  /// tile inside C, op(A) and op(B) in aligned runs along the scratch rows.
   KOKKOS_INLINE_FUNCTION bool copies_as_they_lie(int row0, int col0, Scalar* buffers) const {
-    const Panel a = a_panel(buffers, row0, 0), b = b_panel(buffers, 0, col0);
-    return quads_a && quads_b && g.k() % BK == 0 && a.dst_along_lines() && b.dst_along_lines() &&
-           a.inside(g.a) && b.inside(g.b);
+    return quads_a && quads_b && row0 + BM <= g.m() && col0 + BN <= g.n() &&
+           a_panel(buffers, row0, 0).dst_along_lines() &&
+           b_panel(buffers, 0, col0).dst_along_lines();
   }
   /// Starts the copies of a thread's share of panel p, N runs of kRun (team/staging.hpp).
-  template <int N, class Op>
+  template <int N, class Op, class Panel>
   KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& runs) {
     copy_share<N, Scalar>(x, p, runs);
   }
-  /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end) (whole K
-  /// blocks: copies engage only where BK divides K), a thread a lane.
+  /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end), a thread a lane:
+  /// its whole K blocks copied, its last, partial one (if any) loaded element by element.
   KOKKOS_INLINE_FUNCTION void copied(const Member& team, int row0, int col0,
                                      Scalar* buffers) const {
     static_assert(kCopies >= 2, "copies keep two or more K blocks in flight");
@@ -366,9 +380,26 @@ struct TensorTiledGemm {
       const Scalar* current = buffers + i % kCopies * kBuffer;
       multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
     }
+    if (first * BK + blocks * BK < k_end) {  // K's last, partial block, zeros past K
+      team.team_barrier();  // every warp done with the whole blocks (their copies are all in)
+      load_elements(rank, kLanes, buffers, row0, col0, (first + blocks) * BK);
+      team.team_barrier();
+      multiply(acc, buffers, buffers + kAScalars, rank / 32, rank % 32);
+    }
     store(acc, team, row0, col0, rank / 32, rank % 32);
   }
 
+  /// The panels of the K block at k0 into `buffer`, an element a thread at a time (thread `rank`
+  /// of `size`), zeros outside op(A) and op(B).
+  KOKKOS_INLINE_FUNCTION void load_elements(int rank, int size, Scalar* buffer, int row0, int col0,
+                                            int k0) const {
+    const auto a = a_panel(buffer, row0, k0);
+    const auto b = b_panel(buffer, k0, col0);
+    for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
+      a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
+    for (PanelWalk w = b.walk(rank, size, 1); w.more(); w.next())
+      b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
+  }
   /// A CPU team: the team loads each K block's panels, then its threads take the lanes in turn,
   /// each lane's accumulators kept in scratch (Cs) between K blocks.
   KOKKOS_INLINE_FUNCTION void lane_by_lane(const Member& team, int row0, int col0,
@@ -383,11 +414,7 @@ struct TensorTiledGemm {
           for (int e = 0; e < Frag::kC; ++e) Cs[l][i][j][e] = 0;
     }
     for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-      const Panel a = a_panel(buffer, row0, k0), b = b_panel(buffer, k0, col0);
-      for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
-        a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
-      for (PanelWalk w = b.walk(rank, size, 1); w.more(); w.next())
-        b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
+      load_elements(rank, size, buffer, row0, col0, k0);
       team.team_barrier();
       for (int l = rank; l < kLanes; l += size)
         multiply(Cs[l], buffer, buffer + kAScalars, l / 32, l % 32);

@@ -6,7 +6,7 @@
 //   A element i of a lane: row g + 8 (i % 2), column t + 4 (i / 2)         (k / 2 elements)
 //   B element i of a lane: row t + 4 i, column g                           (k / 4 elements)
 //   C element i of a lane: row g + 8 (i / 2), column 2 t + i % 2           (4 elements)
-//   load_a, load_b: a lane's elements from scratch (As[k][m] or As[m][k] by ScratchA, Bs[k][n])
+//   load_a, load_b: a lane's elements from scratch, in either order (operand_scratch.hpp)
 //   mma: C += A B over the warp, each lane giving its elements and taking its own of C
 //
 // These are the maps of PTX's mma.sync shapes m16n8k4, m16n8k8 and m16n8k16 (f64), and of
@@ -24,44 +24,13 @@
 #include <Kokkos_Core.hpp>
 
 #include "tilemm/kernels/unroll.hpp"
+#include "tilemm/kernels/warp/operand_scratch.hpp"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define TILEMM_TENSOR_MMA 1  // this device pass has mma.sync
 #endif
 
 namespace tilemm::kernels {
-
-/// Where element (m, k) of an A block lies in scratch: As[k][m] in rows of `ld` scalars, or
-/// As[m][k] (`rows`), where rows whose m has bit 1 set take k XORed by 2 `flip`. That is a swizzle
-/// of unpadded rows: in rows of 8 doubles, flip 3 reverses the order of the four 16-byte runs in
-/// rows 2 and 3 of every 4 and keeps each run whole, so that rows m and m + 2, which start in the
-/// same banks, meet in none where a half-warp reads 4 consecutive k of rows 0..3 (a fragment load);
-/// a copy stage's quarter-warp writes two whole rows, 128 contiguous bytes in either order. (The
-/// product (m & 2) flip rather than a choice keeps m + 8 visibly in the same place as m.)
-struct ScratchA {
-  int ld;
-  bool rows = false;
-  int flip = 0;
-  KOKKOS_INLINE_FUNCTION constexpr ScratchA(int ld_, bool rows_ = false, int flip_ = 0)
-      : ld(ld_), rows(rows_), flip(flip_) {}
-  KOKKOS_INLINE_FUNCTION constexpr int operator()(int m, int k) const {
-    return rows ? m * ld + (k ^ ((m & 2) * flip)) : k * ld + m;
-  }
-};
-
-/// Where element (k, n) of a B block lies in scratch: Bs[k][n] in rows of `ld` scalars, where row k
-/// takes n XORed by 8 ((k / 4) % 4) `flip` (flip 0 or 1). That swizzle of unpadded rows moves
-/// aligned groups of 8 columns, so each 16-byte run stays whole, and puts columns 0..7 of rows
-/// 4 t + c (t = 0..3), which start in the same banks, in 4 distinct quarters of the banks
-/// (warp/wide_tf32.hpp's loads).
-struct ScratchB {
-  int ld;
-  int flip = 0;
-  KOKKOS_INLINE_FUNCTION constexpr ScratchB(int ld_, int flip_ = 0) : ld(ld_), flip(flip_) {}
-  KOKKOS_INLINE_FUNCTION constexpr int operator()(int k, int n) const {
-    return k * ld + (n ^ ((k & 12) * 2 * flip));
-  }
-};
 
 /// The m16 x n8 x K fragments of one warp-wide multiply-accumulate in Scalar (K: 4, 8 or 16 in
 /// double, 8 in float).
@@ -97,30 +66,34 @@ struct MmaFragment {
   }
 
   /// A lane's elements of the A block at rows m0.., columns k0.. of As (laid out by `at`).
-  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, ScratchA at, int m0, int k0, int lane) {
+  KOKKOS_INLINE_FUNCTION static A load_a(const Scalar* As, OperandScratch at, int m0, int k0,
+                                         int lane) {
     A a;
     TILEMM_UNROLL
     for (int i = 0; i < kA; ++i) a.v[i] = As[at(m0 + a_row(lane, i), k0 + a_col(lane, i))];
     return a;
   }
-  /// A lane's elements of the B block at rows k0.., columns n0.. of Bs (Bs[k][n], rows of ldb).
-  KOKKOS_INLINE_FUNCTION static B load_b(const Scalar* Bs, int ldb, int k0, int n0, int lane) {
+  /// A lane's elements of the B block at rows k0.., columns n0.. of Bs (laid out by `at`, which
+  /// takes (n, k)).
+  KOKKOS_INLINE_FUNCTION static B load_b(const Scalar* Bs, OperandScratch at, int k0, int n0,
+                                         int lane) {
     B b;
     TILEMM_UNROLL
-    for (int i = 0; i < kB; ++i) b.v[i] = Bs[(k0 + b_row(lane, i)) * ldb + n0 + b_col(lane, i)];
+    for (int i = 0; i < kB; ++i) b.v[i] = Bs[at(n0 + b_col(lane, i), k0 + b_row(lane, i))];
     return b;
   }
 
   /// Any backend: a lane's elements of C += A B, each from the rows of As and columns of Bs that
   /// the C map gives it.
-  KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, ScratchA at, const Scalar* Bs,
-                                             ScratchB bt, int m0, int n0, int k0, int lane) {
+  KOKKOS_INLINE_FUNCTION static void product(C& c, const Scalar* As, OperandScratch at,
+                                             const Scalar* Bs, OperandScratch bt, int m0, int n0,
+                                             int k0, int lane) {
     TILEMM_UNROLL
     for (int i = 0; i < kC; ++i) {
       const int m = m0 + c_row(lane, i), n = n0 + c_col(lane, i);
       Scalar sum = c[i];
       TILEMM_UNROLL
-      for (int k = 0; k < K; ++k) sum += As[at(m, k0 + k)] * Bs[bt(k0 + k, n)];
+      for (int k = 0; k < K; ++k) sum += As[at(m, k0 + k)] * Bs[bt(n, k0 + k)];
       c[i] = sum;
     }
   }
@@ -229,31 +202,6 @@ struct MmaFragment {
   }
 #endif  // TILEMM_TENSOR_MMA
 };
-
-/// 16 bytes from global memory into scratch, both 16-byte aligned: from sm_80 an asynchronous
-/// copy (cp.async, no register in between) that async_wait waits for, elsewhere a plain copy.
-template <class Scalar>
-KOKKOS_INLINE_FUNCTION void async_copy16(Scalar* dst, const Scalar* src) {
-#ifdef TILEMM_TENSOR_MMA
-  const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
-#else
-  for (int i = 0; i < int(16 / sizeof(Scalar)); ++i) dst[i] = src[i];
-#endif
-}
-/// Closes this thread's group of asynchronous copies issued since the last group.
-KOKKOS_INLINE_FUNCTION void async_commit() {
-#ifdef TILEMM_TENSOR_MMA
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-/// Waits until at most `Pending` of this thread's latest groups are still in flight.
-template <int Pending>
-KOKKOS_INLINE_FUNCTION void async_wait() {
-#ifdef TILEMM_TENSOR_MMA
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
-#endif
-}
 
 /// The instruction that a kernel of Scalar with fragments of depth K runs on a GPU, as results
 /// show it.
