@@ -8,10 +8,12 @@
 # Steps (default: build test sanitize ptxas study):
 #   build     configure build-cuda/ with KOKKOS_PREFIX/bin/nvcc_wrapper and build everything
 #   test      ctest on every backend of the build                      -> OUT_DIR/ctest.log
-#   sanitize  memcheck and racecheck on tests/cli/specs/sanitize.yaml   -> OUT_DIR/sanitize-*.log
+#   sanitize  memcheck and racecheck on tests/cli/specs/sanitize*.yaml  -> OUT_DIR/sanitize*.log
 #   ptxas     registers, stack and spills of each kernel                -> OUT_DIR/ptxas.txt
 #   tune      inputs/tune-register-tiled.yaml on the GPU                -> OUT_DIR/tune-<date>.json
 #   study     inputs/square-gpu.yaml and inputs/small-skinny.yaml       -> OUT_DIR/*-<date>.json
+#   ops       inputs/ops-layouts-gpu.yaml: every op and layout          -> OUT_DIR/ops-layouts-<date>.json
+#   tiles     inputs/tensor-tiles-gpu.yaml: tensor-tiled's tiles         -> OUT_DIR/tiles-<date>.json
 #   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
 #   bench     tilemm-bench on the GPU, n = 1024 and 4096                -> OUT_DIR/bench-<date>.json
 #
@@ -67,11 +69,13 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       for tool in memcheck racecheck; do
-        log "compute-sanitizer --tool $tool"
-        compute-sanitizer --tool "$tool" --error-exitcode 9 \
-          "$tilemm" tests/cli/specs/sanitize.yaml --backend cuda --quiet \
-          >"$out/sanitize-$tool.log" 2>&1 || { tail -n 30 "$out/sanitize-$tool.log"; exit 1; }
-        tail -n 2 "$out/sanitize-$tool.log"
+        for spec in sanitize sanitize-tensor; do
+          log "compute-sanitizer --tool $tool on $spec.yaml"
+          compute-sanitizer --tool "$tool" --error-exitcode 9 \
+            "$tilemm" "tests/cli/specs/$spec.yaml" --backend cuda --quiet \
+            >"$out/$spec-$tool.log" 2>&1 || { tail -n 30 "$out/$spec-$tool.log"; exit 1; }
+          tail -n 2 "$out/$spec-$tool.log"
+        done
       done
       ;;
     ptxas)
@@ -94,6 +98,8 @@ for step in "${steps[@]}"; do
       perf/ptxas_report.py "$out/ptxas.log" | tee "$out/ptxas.txt"
       ;;
     tune) run_spec tune inputs/tune-register-tiled.yaml --backend cuda --quiet ;;
+    ops) run_spec ops-layouts inputs/ops-layouts-gpu.yaml --backend cuda --quiet ;;
+    tiles) run_spec tiles inputs/tensor-tiles-gpu.yaml --backend cuda --quiet ;;
     study)
       run_spec square-gpu inputs/square-gpu.yaml --backend cuda
       run_spec small-skinny inputs/small-skinny.yaml --backend cuda --quiet
