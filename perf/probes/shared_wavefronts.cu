@@ -9,7 +9,7 @@
 #include <cstdio>
 
 // A thread tile's first row and column and the distance between its strips of 2 doubles, in a
-// 128 x 128 tile of 256 threads with 8 x 8 thread tiles (as register_tiled.hpp's place()).
+// 128 x 128 tile of 256 threads with 8 x 8 thread tiles (as register_tiled/kernel.hpp's place()).
 struct Place {
   int m, n, stride_m, stride_n;
 };

@@ -8,14 +8,14 @@
 
 #include "backend_dispatch.hpp"
 #include "kernel_cases.hpp"
-#include "tilemm/kernels/register_tiled.hpp"
-#include "tilemm/kernels/register_tiled_launch.hpp"
+#include "tilemm/kernels/register_tiled/kernel.hpp"
+#include "tilemm/kernels/register_tiled/launch.hpp"
 #include "tilemm/kernels/registry.hpp"
 
 namespace tilemm::test {
 namespace {
 
-// The tiles a GPU build compiles with fixed extents (register_tiled_launch.hpp, with_fixed_tile;
+// The tiles a GPU build compiles with fixed extents (register_tiled/launch.hpp, with_fixed_tile;
 // LayoutRight's op NN runs a kernel compiled for it, the rest the one that reads the ops at run
 // time), with the backend's team size: on a GPU the pipelined schedule with 16-byte loads where a
 // panel lies inside the matrix and its leading dimension is a multiple of 4 (260 x 132 x 68:
@@ -54,7 +54,7 @@ TEST(RegisterTiledFixedTiles, MatchLongDoubleReference) {
 }
 
 // Compiled-in double tiles read their shares 16 bytes a load (pairs) where every extent is even
-// and A and B lie on 16 bytes, a scalar a load otherwise (register_tiled_launch.hpp, pairs_fit):
+// and A and B lie on 16 bytes, a scalar a load otherwise (register_tiled/launch.hpp, pairs_fit):
 // pairs whole K and split (edges and a short last range among them), and the scalar kernels for
 // operands off 16 bytes. (CPUs compile no fixed tiles: there the same cases check the others.)
 TEST(RegisterTiledFixedTiles, PairsAndScalarsMatchLongDoubleReference) {
@@ -128,7 +128,7 @@ TEST(RegisterTiledFixedTiles, PairsOnlyForEvenExtentsOn16Bytes) {
 
 // A compiled-in double tile addresses its shares of a panel by 32-bit offsets, so it runs only
 // where a panel's lines times the leading dimension fit an int; past that the launch takes the
-// kernel with the tile read at run time (register_tiled_shares.hpp, offsets_fit). Float's tiles
+// kernel with the tile read at run time (register_tiled/shares.hpp, offsets_fit). Float's tiles
 // have no such offsets.
 TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
   using kernels::Schedule;

@@ -8,7 +8,7 @@
 
 #include "tilemm/kernels/kokkos_kernels.hpp"
 #include "tilemm/kernels/naive.hpp"
-#include "tilemm/kernels/register_tiled_instances.hpp"
+#include "tilemm/kernels/register_tiled/instances.hpp"
 #include "tilemm/kernels/tensor_tiled/instances.hpp"
 #include "tilemm/kernels/tiled.hpp"
 

@@ -1,6 +1,6 @@
 // Launch shapes for the team-scratch kernels, chosen per backend through Kokkos' own queries, so
 // that the kernel sources branch on the backend only where the hardware differs in kind (a CPU's
-// vector registers, a GPU's level-0 scratch in register_tiled.hpp); otherwise only these
+// vector registers, a GPU's level-0 scratch in register_tiled/kernel.hpp); otherwise only these
 // parameters differ.
 #pragma once
 

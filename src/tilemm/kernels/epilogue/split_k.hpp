@@ -1,7 +1,7 @@
-// A split of K, as the tiled kernels run it (register_tiled.hpp, tensor_tiled/kernel.hpp): for a C
-// of few tiles and a long K, teams take the launch's tiles for each of `splits` ranges of K, ranges
-// of whole K blocks, and store their accumulators unscaled as the partial tile of their range;
-// a second pass adds the partials:
+// A split of K, as the tiled kernels run it (register_tiled/kernel.hpp, tensor_tiled/kernel.hpp):
+// for a C of few tiles and a long K, teams take the launch's tiles for each of `splits` ranges of
+// K, ranges of whole K blocks, and store their accumulators unscaled as the partial tile of their
+// range; a second pass adds the partials:
 //
 //   partials: for each range s, for each of the launch's tiles (tile_count of them from
 //   tile_begin in the kernel's tile order), a bm x bn tile in C's layout

@@ -1,5 +1,5 @@
-// The register-tiled kernel's panels (register_tiled.hpp): where a team's block of op(A) or op(B)
-// lies in scratch, and how a thread walks over it in the order of memory.
+// The register-tiled kernel's panels (register_tiled/kernel.hpp): where a team's block of op(A) or
+// op(B) lies in scratch, and how a thread walks over it in the order of memory.
 #pragma once
 
 #include <Kokkos_Core.hpp>

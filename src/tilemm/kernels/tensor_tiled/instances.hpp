@@ -1,7 +1,7 @@
 // The tensor-tiled kernel's launch, declared apart from its source, which compiles once for each
 // backend, precision, layout and operand orientation in a file of its own, generated from
 // tensor_tiled/instance.cpp.in (src/CMakeLists.txt), as register-tiled's does
-// (register_tiled_instances.hpp). The functions here pick the orientation a product's ops give its
+// (register_tiled/instances.hpp). The functions here pick the orientation a product's ops give its
 // operands in its layout: a GPU runs a kernel compiled for it; a CPU, whose teams run the plain
 // products lane by lane whatever the scratch order, compiles OrientationNN alone.
 #pragma once

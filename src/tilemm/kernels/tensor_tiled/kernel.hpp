@@ -1,5 +1,5 @@
-// tensor-tiled: register-tiled's team tiles (register_tiled.hpp) with the innermost product done
-// by warps' matrix instructions (tensor cores) instead of each thread's multiply-adds.
+// tensor-tiled: register-tiled's team tiles (register_tiled/kernel.hpp) with the innermost product
+// done by warps' matrix instructions (tensor cores) instead of each thread's multiply-adds.
 //
 //   each team owns a BM x BN tile of C and a range of K's blocks (all of K unless the launch
 //   splits K); its warps each a WM x WN region of the tile, made of (WM / 16) x (WN / 8)
@@ -62,9 +62,11 @@
 #include <type_traits>
 
 #include "tilemm/kernels/epilogue/split_k.hpp"
+#include "tilemm/kernels/epilogue/store.hpp"
 #include "tilemm/kernels/gemm_operands.hpp"
 #include "tilemm/kernels/team/panel.hpp"
 #include "tilemm/kernels/team/staging.hpp"
+#include "tilemm/kernels/team/tile_order.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 #include "tilemm/kernels/warp/mma_fragment.hpp"
@@ -157,7 +159,6 @@ struct TensorTiledGemm {
   Operands g;
   int tiles_m = 1, tiles_n = 1;
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
-  static constexpr int kBand = 8;  // tile-rows per band of the tile order, as register-tiled's
   static constexpr bool kWholeK = R == KRange::whole && !kOnCpu;
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
   Scalar* partials = nullptr;   // a partial tile per tile and range (epilogue/split_k.hpp)
@@ -177,13 +178,9 @@ struct TensorTiledGemm {
     return (kOnCpu ? panels + sizeof(Scalar) * BM * BN : buffers * panels) + kAlign;
   }
 
-  /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
-  /// column within a band, so that a band's panels of B stay in cache.
+  /// Row and column of the tile that team `rank` computes (team/tile_order.hpp).
   KOKKOS_INLINE_FUNCTION void tile_of(int rank, int& tile_m, int& tile_n) const {
-    const int per_band = kBand * tiles_n, first_m = (rank / per_band) * kBand;
-    const int band_rows = tiles_m - first_m < kBand ? tiles_m - first_m : kBand;
-    tile_m = first_m + (rank % per_band) % band_rows;
-    tile_n = (rank % per_band) / band_rows;
+    band_order(rank, tiles_m, tiles_n, tile_m, tile_n);
   }
 
   /// A panel in scratch: ScratchPanel's walk and rows, placed by its operand's layout, which may
@@ -296,12 +293,7 @@ struct TensorTiledGemm {
           const int row = wm0 + Frag::kM * i + Frag::c_row(lane, e);
           const int col = wn0 + Frag::kN * j + Frag::c_col(lane, e);
           if (row >= g.m() || col >= g.n()) continue;
-          if (split_launch()) {
-            partials[partial_offset<Layout>(*this, split, local, row - row0, col - col0)] =
-                acc[i][j][e];
-          } else {
-            scale_into(g.c(row, col), acc[i][j][e], g.alpha, g.beta);
-          }
+          store_element<Layout>(*this, split, local, row0, col0, row, col, acc[i][j][e]);
         }
       }
     }
@@ -441,10 +433,7 @@ struct TensorTiledGemm {
             tile_m, tile_n);
     const int row0 = tile_m * BM, col0 = tile_n * BN;
     void* shmem = team.team_scratch(kOnCpu ? 1 : 0).get_shmem(scratch_bytes());
-    char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));
-    // Aligned by an offset from raw, so that the compiler still sees a GPU's shared memory.
-    Scalar* buffers = reinterpret_cast<Scalar*>(
-        raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
+    Scalar* buffers = aligned_scratch<Scalar, kAlign, kOnCpu>(shmem);
     if constexpr (kOnCpu) {
       lane_by_lane(team, row0, col0, buffers);
     } else if constexpr (kCopies > 0) {

@@ -1,8 +1,8 @@
 // register-tiled on a GPU: the pipelined schedule, and the GPU's reads of the core's fragments.
 //
-// The core (register_tiled.hpp) keeps each thread tile's accumulators in scratch between K blocks,
-// and its threads wait at two barriers a K block while the panels load. A GPU launch gives each
-// thread tile a thread of its own (so may a CPU launch that asks for such a team), and this
+// The core (register_tiled/kernel.hpp) keeps each thread tile's accumulators in scratch between K
+// blocks, and its threads wait at two barriers a K block while the panels load. A GPU launch gives
+// each thread tile a thread of its own (so may a CPU launch that asks for such a team), and this
 // schedule turns the core into a pipeline:
 //
 //   acc = 0                                      in registers for the whole K loop
@@ -29,7 +29,7 @@
 //   in CUTLASS's order, which halves the shared-memory wavefronts of the reads of Bs.
 // - Serpentine outer product (double): every other row runs its columns backwards, so that the
 //   multiply-adds either side of a row's turn share an operand.
-// The compiled-in double tiles transform it further: register_tiled_shares.hpp.
+// The compiled-in double tiles transform it further: register_tiled/shares.hpp.
 //
 // What ptxas makes of this code decides its speed, and small changes of form (where an address is
 // made, what is made again rather than kept) change its register allocation and its schedule: the
@@ -49,7 +49,7 @@
 namespace tilemm::kernels {
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
-struct RegisterTiledGemm;  // register_tiled.hpp
+struct RegisterTiledGemm;  // register_tiled/kernel.hpp
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
 struct RegisterTiledGpu {
@@ -241,7 +241,7 @@ struct RegisterTiledGpu {
 
   /// The team's tile of C at (row0, col0) from its range of K, [k_begin, k_end), with the panels'
   /// two buffers at As and Bs: the pipeline above, its panels staged through registers by fetch()
-  /// and deposit(); or its form for compiled-in double tiles (register_tiled_shares.hpp). (The
+  /// and deposit(); or its form for compiled-in double tiles (register_tiled/shares.hpp). (The
   /// staged loop is written here rather than in a function of its own: as one, nvcc's optimizer
   /// would simplify it apart and schedule the kernel differently.)
   KOKKOS_INLINE_FUNCTION static void run(const Kernel& k, const Member& team, int row0, int col0,

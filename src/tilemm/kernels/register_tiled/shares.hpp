@@ -1,4 +1,4 @@
-// register-tiled's pipelined schedule (register_tiled_gpu.hpp) in its form for the compiled-in
+// register-tiled's pipelined schedule (register_tiled/pipeline.hpp) in its form for the compiled-in
 // double tiles:
 //
 //   stage = my share of the first K block, which starts before k = 0 and holds K's remainder
@@ -23,7 +23,7 @@
 // - A K block's last step is multiplied after the barrier, its fragments already in registers,
 //   while the next block's first fragments are read: no thread waits at the barrier with
 //   multiply-adds still to issue. (Both as CUTLASS's SIMT GEMM does.)
-// Float's tiles keep the staged quads of register_tiled_gpu.hpp: shares of 4-byte scalars, a
+// Float's tiles keep the staged quads of register_tiled/pipeline.hpp: shares of 4-byte scalars, a
 // scalar a load, are slower.
 #pragma once
 
@@ -34,7 +34,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "tilemm/kernels/register_tiled_gpu.hpp"
+#include "tilemm/kernels/register_tiled/pipeline.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
 namespace tilemm::kernels {

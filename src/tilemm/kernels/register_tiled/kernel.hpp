@@ -22,11 +22,11 @@
 // A CPU core runs it as a team of one thread, as in GotoBLAS: BK is large (128, 256), so that the
 // 2 TM TN scratch accesses for Cs are few against the BK TM TN multiply-adds, and the panels live
 // in level-1 scratch. Three files transform it:
-// - register_tiled_gpu.hpp: the pipelined schedule that GPU launches run (a thread per thread
+// - register_tiled/pipeline.hpp: the pipelined schedule that GPU launches run (a thread per thread
 //   tile, its accumulators in registers for the whole K loop, the panels double-buffered through
 //   registers), and the GPU's 16-byte reads of fragments;
-// - register_tiled_shares.hpp: that pipeline's form for the compiled-in double tiles;
-// - register_tiled_cpu.hpp: on a CPU, a row of a thread tile held as vector registers.
+// - register_tiled/shares.hpp: that pipeline's form for the compiled-in double tiles;
+// - register_tiled/cpu_rows.hpp: on a CPU, a row of a thread tile held as vector registers.
 // team/panel.hpp says where a panel lies in scratch.
 //
 // Split K (a few tiles of C, a long K; or the tiles of a last wave of teams that would leave most
@@ -35,10 +35,11 @@
 // C = alpha * sum + beta * C (epilogue/split_k.hpp). Tiles before the split ones run whole K in a
 // launch of their own.
 //
-// Teams visit the tiles of C in bands of kBand tile-rows, column by column within a band, so that
-// the panels of B a band needs are still in cache when its next tile-row reads them.
+// Teams visit the tiles of C in bands of tile-rows, column by column within a band, so that the
+// panels of B a band needs are still in cache when its next tile-row reads them
+// (team/tile_order.hpp).
 //
-// The launch (register_tiled_launch.hpp) picks the tile, the team size and the split of K, checks
+// The launch (register_tiled/launch.hpp) picks the tile, the team size and the split of K, checks
 // them, and picks which compiled kernel runs them.
 #pragma once
 
@@ -48,10 +49,11 @@
 
 #include "tilemm/kernels/epilogue/split_k.hpp"
 #include "tilemm/kernels/gemm_operands.hpp"
-#include "tilemm/kernels/register_tiled_cpu.hpp"
-#include "tilemm/kernels/register_tiled_gpu.hpp"
-#include "tilemm/kernels/register_tiled_shares.hpp"
+#include "tilemm/kernels/register_tiled/cpu_rows.hpp"
+#include "tilemm/kernels/register_tiled/pipeline.hpp"
+#include "tilemm/kernels/register_tiled/shares.hpp"
 #include "tilemm/kernels/team/panel.hpp"
+#include "tilemm/kernels/team/tile_order.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
 
@@ -67,7 +69,7 @@ struct TileShape {
 };
 using RuntimeShape = TileShape<0, 0, 0>;
 
-/// The schedule above (shared), or the pipelined one of register_tiled_gpu.hpp.
+/// The schedule above (shared), or the pipelined one of register_tiled/pipeline.hpp.
 enum class Schedule { shared, pipelined };
 
 /// The compile-time choices of one register-tiled kernel: its thread tile TM x TN, its schedule,
@@ -129,7 +131,6 @@ struct RegisterTiledGemm {
   // store of A with 2-way bank conflicts). On CPUs 4 whatever the strip (host_vector.hpp loads
   // need no alignment).
   static constexpr int kPad = kOnCpu ? 4 : kStrip;
-  static constexpr int kBand = 8;    // tile-rows per band of the tile order
   static constexpr int kAlign = 64;  // bytes: the scratch base is rounded up to this
   static_assert(TM % kStrip == 0 && TN % kStrip == 0, "thread tiles are made of strips");
 
@@ -139,7 +140,7 @@ struct RegisterTiledGemm {
   int level = 0;                          // team scratch level
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (whole K blocks; the last less)
-  Scalar* partials = nullptr;   // a partial tile per tile and range (splits > 1): partial_index
+  Scalar* partials = nullptr;   // a partial tile per tile and range (epilogue/split_k.hpp)
   int tile_begin = 0, tile_count = 0;  // this launch's tiles, tile_count from tile_begin in order
 
   KOKKOS_INLINE_FUNCTION int bm() const {
@@ -170,26 +171,15 @@ struct RegisterTiledGemm {
   /// Scalars from the pipelined schedule's first buffer of As and Bs to its second.
   KOKKOS_INLINE_FUNCTION int buffer_size() const { return bk() * ((bm() + kPad) + (bn() + kPad)); }
 
-  /// Where the partial tile of range `split` holds element (r, c) of the launch's tile `local`
-  /// (epilogue/split_k.hpp).
-  KOKKOS_INLINE_FUNCTION std::size_t partial_index(int split, int local, int r, int c) const {
-    return partial_offset<Layout>(*this, split, local, r, c);
-  }
   /// C = alpha * (the sum of the partials in range order) + beta * C over the launch's tiles.
   void sum_splits() const {
     kernels::sum_splits<ExecSpace>("tilemm::register_tiled::sum_splits", g, partials, bm(), bn(),
                                    splits, tile_begin, tile_count, *this);
   }
 
-  /// Row and column of the tile that team `rank` computes: bands of kBand tile-rows, column by
-  /// column within a band.
+  /// Row and column of the tile that team `rank` computes (team/tile_order.hpp).
   KOKKOS_INLINE_FUNCTION void tile_of(int rank, int& tile_m, int& tile_n) const {
-    const int per_band = kBand * tiles_n;
-    const int first_m = (rank / per_band) * kBand;
-    const int band_rows = tiles_m - first_m < kBand ? tiles_m - first_m : kBand;
-    const int in_band = rank % per_band;
-    tile_m = first_m + in_band % band_rows;
-    tile_n = in_band / band_rows;
+    band_order(rank, tiles_m, tiles_n, tile_m, tile_n);
   }
 
   /// A team's panels in scratch, and a thread's walk over one (team/panel.hpp).
@@ -209,7 +199,7 @@ struct RegisterTiledGemm {
   KOKKOS_INLINE_FUNCTION decltype(auto) op_b() const { return as_read(g.b); }
 
   /// The A panel is transposed in scratch, so that a column of it is contiguous for a GPU thread's
-  /// strips, unless a CPU's vector rows keep op(A)'s memory order (register_tiled_cpu.hpp).
+  /// strips, unless a CPU's vector rows keep op(A)'s memory order (register_tiled/cpu_rows.hpp).
   KOKKOS_INLINE_FUNCTION Panel a_panel(Scalar* dst, int row0, int k0) const {
     const bool rows = Cpu::a_rows_in_scratch(*this);
     return Panel(dst, rows ? bk() + kPad : bm() + kPad, !rows, row0, k0, bm(), bk(),
@@ -258,7 +248,7 @@ struct RegisterTiledGemm {
   /// Where thread tile t lies in the team's tile: its first row and column, and the distance
   /// between its strips of kStrip rows (columns). In the shared schedule a thread tile is
   /// contiguous, so that a row of it fills vector registers on a CPU; the pipelined schedule
-  /// interleaves them (register_tiled_gpu.hpp).
+  /// interleaves them (register_tiled/pipeline.hpp).
   struct Place {
     int m, n, stride_m, stride_n;
   };
@@ -268,7 +258,7 @@ struct RegisterTiledGemm {
   }
 
   /// a = As[kk][my rows], b = Bs[kk][my columns]: a thread's fragments of step kk of a K block (on
-  /// a GPU a strip a load: register_tiled_gpu.hpp).
+  /// a GPU a strip a load: register_tiled/pipeline.hpp).
   KOKKOS_INLINE_FUNCTION void fragments(const Scalar* As, const Scalar* Bs, const Place& p, int kk,
                                         Scalar (&a)[TM], Scalar (&b)[TN]) const {
     if constexpr (kStripReads) {
@@ -283,7 +273,7 @@ struct RegisterTiledGemm {
         b[j] = Bs[kk * ldb + (j / kStrip) * p.stride_n + p.n + j % kStrip];
     }
   }
-  /// acc += a (x) b (in double on a GPU in a serpentine order: register_tiled_gpu.hpp).
+  /// acc += a (x) b (in double on a GPU in a serpentine order: register_tiled/pipeline.hpp).
   KOKKOS_INLINE_FUNCTION static void outer_product(Scalar (&acc)[TM][TN], const Scalar (&a)[TM],
                                                    const Scalar (&b)[TN]) {
     if constexpr (!kOnCpu && sizeof(Scalar) == 8) {
@@ -305,7 +295,7 @@ struct RegisterTiledGemm {
   }
 
   /// The outer products of one K block (on a CPU, rows of vector registers where it can:
-  /// register_tiled_cpu.hpp).
+  /// register_tiled/cpu_rows.hpp).
   KOKKOS_INLINE_FUNCTION void multiply(Scalar (&acc)[TM][TN], const Scalar* As, const Scalar* Bs,
                                        const Place& p) const {
 #ifdef TILEMM_HOST_VECTORS
@@ -332,8 +322,10 @@ struct RegisterTiledGemm {
       for (int j = 0; j < TN; ++j) {
         const int col = col0 + p.n + (j / kStrip) * p.stride_n + j % kStrip;
         if (row >= M || col >= N) continue;
+        // The epilogue/store.hpp's store_element, written out: through the call ptxas schedules
+        // the shared schedule's GPU kernels differently.
         if (split_launch()) {
-          partials[partial_index(split, local, row - row0, col - col0)] = acc[i][j];
+          partials[partial_offset<Layout>(*this, split, local, row - row0, col - col0)] = acc[i][j];
         } else {
           scale_into(g.c(row, col), acc[i][j], g.alpha, g.beta);
         }
@@ -357,11 +349,7 @@ struct RegisterTiledGemm {
     // The panels in scratch; on a GPU always in level 0 (the launch's plan()).
     const int scratch_level = kOnCpu ? level : 0;
     void* shmem = team.team_scratch(scratch_level).get_shmem(scratch_bytes(bm(), bn(), bk()));
-    char* raw = static_cast<char*>(kOnCpu ? shmem : in_level0_scratch(shmem));
-    // Aligned by an offset from raw: a pointer made from an integer would hide from the compiler
-    // that As is in a GPU's shared memory, and each read of it would become a generic load.
-    Scalar* As = reinterpret_cast<Scalar*>(
-        raw + (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign);
+    Scalar* As = aligned_scratch<Scalar, kAlign, kOnCpu>(shmem);
     Scalar* Bs = As + a_panel_size(bm(), bk());
     if constexpr (kPipelined) {
       Gpu::run(*this, team, row0, col0, k_begin, k_end, As, Bs);

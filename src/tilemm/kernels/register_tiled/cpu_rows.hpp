@@ -1,5 +1,5 @@
-// register-tiled on a CPU core: the shared schedule of register_tiled.hpp, its thread tile's rows
-// held as vector registers.
+// register-tiled on a CPU core: the shared schedule of register_tiled/kernel.hpp, its thread tile's
+// rows held as vector registers.
 //
 //   for each of my thread tiles t:                the core's multiply() for one thread tile
 //     rows[TM][TN / lanes] = Cs[t]                 vector registers
@@ -27,7 +27,7 @@
 namespace tilemm::kernels {
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
-struct RegisterTiledGemm;  // register_tiled.hpp
+struct RegisterTiledGemm;  // register_tiled/kernel.hpp
 
 template <class ExecSpace, class Scalar, class Layout, class Variant>
 struct RegisterTiledCpu {

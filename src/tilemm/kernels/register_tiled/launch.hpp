@@ -1,7 +1,7 @@
-// The register-tiled kernel's launch (register_tiled.hpp holds the kernel): which compiled kernel
-// runs a launch (the tables CompiledTiles and with_flags, then with_kernel), the default tile per
-// backend and precision, the split of K for few tiles and a long K, the limits a launch is checked
-// against before anything runs, and the launch itself (run, run_kernel).
+// The register-tiled kernel's launch (register_tiled/kernel.hpp holds the kernel): which compiled
+// kernel runs a launch (the tables CompiledTiles and with_flags, then with_kernel), the default
+// tile per backend and precision, the split of K for few tiles and a long K, the limits a launch is
+// checked against before anything runs, and the launch itself (run, run_kernel).
 #pragma once
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tilemm/kernels/host_vector.hpp"
-#include "tilemm/kernels/register_tiled.hpp"
+#include "tilemm/kernels/register_tiled/kernel.hpp"
 
 namespace tilemm::kernels {
 
