@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <optional>
 
+#include <Kokkos_Core.hpp>
+
 #include "tilemm/backends.hpp"
 #include "tilemm/device_info.hpp"
 #include "tilemm/distributed/block_cyclic.hpp"
@@ -36,6 +38,18 @@ MemoryRoom memory_room(const std::string& name) {
   return host_memory_room(
       host, threads,
       host.address_space ? vendor_library::openblas_buffers_on_first_call(threads) : 0);
+}
+
+/// The bytes of team scratch Kokkos allocates for each thread of a host backend, for the launch
+/// that needs the most: a team's scratch per thread, where the OpenMP backend of Kokkos
+/// before 4.6.01 counts level 1 twice (3.4.1 does).
+std::size_t host_scratch_bytes(const Plan& plan) {
+  std::size_t most = 0;
+  for (const LaunchConfig& launch : plan.launches) {
+    const bool twice = KOKKOS_VERSION < 40601 && launch.scratch_level == 1;
+    most = std::max(most, saturating_mul(launch.scratch_bytes, twice ? 2 : 1));
+  }
+  return most;
 }
 
 /// The spec key that sets the part of a launch a backend refused.
@@ -143,8 +157,9 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     plan.bytes_needed =
         saturating_add(operands, saturating_mul(plan.partial_elements(), p.scalar_bytes()));
     if (b.on_host) {
-      plan.bytes_needed = saturating_add(
-          plan.bytes_needed, saturating_mul(plan.scratch_bytes(), std::size_t(b.concurrency())));
+      plan.bytes_needed =
+          saturating_add(plan.bytes_needed,
+                         saturating_mul(host_scratch_bytes(plan), std::size_t(b.concurrency())));
     }
     const MemoryRoom room = memory_room(name);
     if (plan.bytes_needed > room.bytes) {

@@ -24,12 +24,6 @@ struct Plan {
     for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);
     return most;
   }
-  /// Bytes of team scratch a team of the launch that needs the most takes.
-  std::size_t scratch_bytes() const {
-    std::size_t most = 0;
-    for (const LaunchConfig& launch : launches) most = std::max(most, launch.scratch_bytes);
-    return most;
-  }
 };
 
 /// Plans every problem on `backend`. Throws InputError when a launch cannot fit the backend (key
