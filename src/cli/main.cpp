@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -255,23 +256,28 @@ class StdoutToStderr {
   int saved_ = -1;  // the real stdout
 };
 
-/// A file option's value: an empty one (an unset variable in a job script) would write nothing.
-const CLI::Validator kFileName(
-    [](std::string& path) { return path.empty() ? std::string("an empty file name") : ""; }, "");
+/// An option's value that must not be empty: an empty one (an unset variable in a job script)
+/// would write no file, or run on the default backend instead of the one the script meant.
+CLI::Validator not_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) { return value.empty() ? "an empty " + what : std::string(); },
+      "");
+}
 
 /// The command line's options and help text, read into `options`.
 void add_options(CLI::App& app, Options& options) {
   app.add_option("specs", options.specs, "problem spec files (YAML)")->type_name("SPEC.yaml");
   app.add_option("--backend", options.backend,
                  "execution space to run on: serial, openmp, cuda, ... (default: Kokkos' default)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(not_empty("backend name"));
   app.add_option("--json", options.json,
                  "write results and context as JSON to FILE ('-': stdout, at the end)")
       ->type_name("FILE")
-      ->check(kFileName);
+      ->check(not_empty("file name"));
   app.add_option("--csv", options.csv, "write results as CSV to FILE ('-': stdout, at the end)")
       ->type_name("FILE")
-      ->check(kFileName);
+      ->check(not_empty("file name"));
   app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
   app.add_flag("--list-backends", options.list_backends,
                "print the backends of this build and exit");
@@ -311,6 +317,7 @@ int run_cli(int argc, char** argv) {
     throw tilemm::InputError(std::string(e.what()) + " (try: tilemm --help)");
   }
   kokkos_args.check();  // after --help and --version, which need no Kokkos; before Kokkos starts
+  tilemm::check_stacks();
   if (options.specs.empty() && !options.list_backends && kokkos_args.help()) {
     Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());  // prints Kokkos' help
     return tilemm::kExitOk;
@@ -381,9 +388,22 @@ int run_rank(int argc, char** argv) {
   }
 }
 
+/// Opens /dev/null on each of the descriptors 0, 1 and 2 that is closed (a job script's
+/// `tilemm spec.yaml --json r.json >&-`): otherwise the first file tilemm or a library opens takes
+/// that descriptor, and the table, or a library's message, is written into it. open() takes the
+/// lowest free descriptor, so going up from 0 fills each gap with its own.
+void keep_standard_descriptors_open() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_standard_descriptors_open();  // first: anything below may open a file
 #ifdef __GLIBC__
   ::on_exit(on_exit_not_chosen, nullptr);  // glibc's: unlike atexit, the handler learns the status
 #endif

@@ -8,8 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "tilemm/atomic_file.hpp"
+#include "tilemm/input_file.hpp"
 
 namespace tilemm::npy {
 namespace {
@@ -170,19 +169,6 @@ void check_data_size(const Header& h, std::size_t data_bytes) {
   }
 }
 
-/// Appends up to `count` bytes of `in` to `out`, in steps of at most 1 MiB, so that a header that
-/// promises more than the file holds allocates no more than the file's size.
-void append_bytes(std::istream& in, std::size_t count, std::string& out) {
-  constexpr std::size_t kStep = std::size_t(1) << 20;
-  while (count > 0 && in) {
-    const std::size_t step = std::min(count, kStep), had = out.size();
-    out.resize(had + step);
-    in.read(out.data() + had, static_cast<std::streamsize>(step));
-    out.resize(had + static_cast<std::size_t>(in.gcount()));
-    count -= step;
-  }
-}
-
 /// Where a file's header dictionary lies: from `start` to `end`, where its array data begins.
 struct HeaderSpan {
   std::size_t start = 0, end = 0;
@@ -268,49 +254,55 @@ Header parse(const char* bytes, std::size_t size) {
 
 namespace {
 
-/// The bytes of a pipe or a device: the prefix, then the header it announces, then the array it
-/// describes and one byte past it (to tell a longer file), never more however long the stream.
-std::string read_stream(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+/// The bytes of a pipe: the prefix, then the header it announces, then the array it describes and
+/// one byte past it (to tell a longer file), never more however long the stream.
+std::string read_stream(const InputStream& in) {
   std::string bytes;
-  append_bytes(in, kMagicBytes + 2 + 4, bytes);
+  in.read(bytes, kMagicBytes + 2 + 4);
   const HeaderSpan span = header_span(bytes.data(), bytes.size());
-  append_bytes(in, span.end - std::min(span.end, bytes.size()), bytes);
+  in.read(bytes, span.end - std::min(span.end, bytes.size()));
   const Header h = parse_header(bytes.data(), bytes.size());
   const std::size_t elements = static_cast<std::size_t>(h.count()), held = bytes.size();
   if (elements <= (std::numeric_limits<std::size_t>::max() - held) / h.item_bytes() - 1) {
-    append_bytes(in, h.data_offset + elements * h.item_bytes() + 1 - held, bytes);
+    in.read(bytes, h.data_offset + elements * h.item_bytes() + 1 - held);
   }
-  if (in.bad()) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(errno));
   return bytes;
 }
 
 }  // namespace
 
 File read(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status)) {
-    throw std::runtime_error("cannot read '" + path + "': it is a folder");
+  std::shared_ptr<const InputStream> in;
+  try {
+    in = std::make_shared<const InputStream>(path);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot read '" + path + "': " + e.what());
   }
   File file;
-  const auto size = std::filesystem::is_regular_file(status) ? std::filesystem::file_size(path, ec)
-                                                             : std::uintmax_t(0);
-  const int fd = size > 0 ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-  void* map = fd >= 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  if (fd >= 0) ::close(fd);
+  file.source = in;
+  const auto size = static_cast<std::size_t>(in->regular() ? in->size() : 0);
+  void* map = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in->fd(), 0) : MAP_FAILED;
   if (map != MAP_FAILED) {
     file.owner = std::shared_ptr<const void>(
         map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
     file.bytes = std::string_view(static_cast<const char*>(map), size);
   } else {
-    auto held = std::make_shared<const std::string>(read_stream(path));
+    auto held = std::make_shared<const std::string>(read_stream(*in));
     file.bytes = *held;
     file.owner = std::move(held);
   }
   file.header = parse(file.bytes.data(), file.bytes.size());
   return file;
+}
+
+void check_unchanged(const File& file, const std::string& path) {
+  if (file.source && file.source->changed()) {
+    throw std::runtime_error("'" + path +
+                             "' changed while the run read it (written in place since the spec "
+                             "was read and its SHA-256 taken): the product may not be of the "
+                             "values checked and recorded; leave a run's matrix files alone, or "
+                             "replace one by a rename (mv), which the run does not see");
+  }
 }
 
 namespace {
@@ -355,14 +347,17 @@ std::vector<double> values(const File& file) {
   return out;
 }
 
-std::int64_t first_non_finite(const File& file) {
-  std::int64_t found = -1;
+Scan scan(const File& file) {
+  Scan found;
   for_each_piece(file, [&](const double* values, std::size_t first, std::size_t count) {
-    const auto bad =
-        std::find_if(values, values + count, [](double v) { return !std::isfinite(v); });
-    if (bad == values + count) return true;
-    found = static_cast<std::int64_t>(first + (bad - values));
-    return false;
+    for (std::size_t e = 0; e < count; ++e) {
+      if (!std::isfinite(values[e])) {
+        found.first_non_finite = static_cast<std::int64_t>(first + e);
+        return false;
+      }
+      found.largest = std::max(found.largest, std::fabs(values[e]));
+    }
+    return true;
   });
   return found;
 }

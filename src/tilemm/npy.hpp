@@ -17,6 +17,10 @@
 #include <utility>
 #include <vector>
 
+namespace tilemm {
+class InputStream;
+}
+
 namespace tilemm::npy {
 
 struct Header {
@@ -32,11 +36,12 @@ struct Header {
 
 /// A whole .npy file, read once: its bytes serve the checks, the SHA-256 and the data. A regular
 /// file is mapped (its pages are the system's file cache, which a memory limit can reclaim, rather
-/// than memory of the process); a pipe's bytes are held.
+/// than memory of the process), and kept open to tell a change in place; a pipe's bytes are held.
 struct File {
   Header header;
-  std::string_view bytes;             // the whole file: prefix, header and array data
-  std::shared_ptr<const void> owner;  // the mapping or the held bytes
+  std::string_view bytes;                     // the whole file: prefix, header and array data
+  std::shared_ptr<const void> owner;          // the mapping or the held bytes
+  std::shared_ptr<const InputStream> source;  // the file as opened
   const char* data() const { return bytes.data() + header.data_offset; }
 };
 
@@ -46,11 +51,16 @@ struct File {
 /// the header's array.
 Header parse(const char* bytes, std::size_t size);
 
-/// Maps a regular file, or reads a pipe or a device once, and parses it. Reads no more than the
-/// header promises and one byte beyond, so that a device or an endless pipe cannot fill the memory.
-/// Throws std::invalid_argument (as parse()) or std::runtime_error (the file cannot be opened or
-/// read, or it is a folder).
+/// Maps a regular file, or reads a pipe once (input_file.hpp), and parses it. Reads no more than
+/// the header promises and one byte beyond, so that an endless pipe cannot fill the memory. Throws
+/// std::invalid_argument (as parse()) or std::runtime_error (the file cannot be opened or read, or
+/// it is a folder, a device or a pipe no process writes to).
 File read(const std::string& path);
+
+/// Throws std::runtime_error naming `path` when the regular file behind `file` was written in
+/// place since it was read: its mapped bytes, which the run converts into a matrix, may then differ
+/// from those checked and hashed. Called before and after each conversion.
+void check_unchanged(const File& file, const std::string& path);
 
 /// What for_each_piece() hands a piece to: `count` values converted to double, `first` the index
 /// of values[0] in the file's own element order. Returns false to stop.
@@ -85,9 +95,14 @@ inline double element(const File& file, std::int64_t e) {
 /// The array data as doubles, in the file's own element order.
 std::vector<double> values(const File& file);
 
-/// The index, in the file's own element order, of the first element that is NaN or infinite; -1
-/// when every element is finite.
-std::int64_t first_non_finite(const File& file);
+/// What one pass over a file's values finds: the index, in the file's own element order, of the
+/// first element that is NaN or infinite (-1 when every element is finite), and the largest
+/// magnitude of the finite elements before it.
+struct Scan {
+  std::int64_t first_non_finite = -1;
+  double largest = 0;
+};
+Scan scan(const File& file);
 
 /// Writes a 2-D array atomically (a temporary file renamed into place). `data` holds rows*cols
 /// elements in row-major order when !fortran_order, column-major otherwise.

@@ -335,11 +335,11 @@ void Table::row(const Result& r) {
       std::string(r.passed ? "PASS" : "FAIL") + (r.time.noisy() ? " noisy" : "");
   std::snprintf(
       line, sizeof(line),
-      "%-16.16s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",
-      p.origin.name.c_str(), r.kernel.c_str(), r.backend.c_str(), static_cast<long long>(p.m),
-      static_cast<long long>(p.n), static_cast<long long>(p.k), to_string(p.precision).c_str(),
-      to_string(p.layout).c_str(), op.c_str(), tile.c_str(), r.time.median * 1e3, r.gflops, r.error,
-      r.tolerance, check.c_str());
+      "%s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",
+      fit_utf8(p.origin.name, 16).c_str(), r.kernel.c_str(), r.backend.c_str(),
+      static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
+      to_string(p.precision).c_str(), to_string(p.layout).c_str(), op.c_str(), tile.c_str(),
+      r.time.median * 1e3, r.gflops, r.error, r.tolerance, check.c_str());
   out_ << line << std::flush;
 }
 

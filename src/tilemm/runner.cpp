@@ -84,7 +84,7 @@ std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
     }
     return b.prepare(plan);
   } catch (const InputError&) {
-    throw;  // a matrix file changed since the spec was read: its message names it
+    throw;  // a key of the problem the plan could not check (distributed/summa.hpp)
   } catch (const RuntimeFailure&) {
     throw;
   } catch (const std::exception& e) {

@@ -19,7 +19,7 @@
 namespace tilemm {
 
 /// Allocates and fills `plan`'s problem on `backend` and computes its reference. Throws
-/// RuntimeFailure when an allocation fails, InputError when a matrix file no longer matches.
+/// RuntimeFailure when an allocation fails or a matrix file was written in place since it was read.
 std::unique_ptr<Session> prepare(const Plan& plan, const std::string& backend);
 
 /// Set (from a signal handler) to stop a run at the next repeat.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -309,6 +310,39 @@ void check_scalars_fit(const ProblemReader& r, const Problem& base,
   }
 }
 
+/// Refuses a problem whose result can pass the largest value of its precision: where |alpha| k
+/// max|A| max|B| + |beta| max|C0| (the largest magnitude any element of C, or any partial sum of a
+/// kernel, can take, with a margin for rounding) passes it, the exact result may overflow to Inf in
+/// every kernel, the baseline included, though the double reference holds it, and each would fail
+/// for the spec's sake. Random values lie in [-1, 1); a matrix file's largest magnitude is known
+/// once scanned (on every process but ranks 1, 2, ... of an MPI run, where rank 0 decides).
+void check_result_range(const ProblemReader& r, const Problem& base, const Sweep& sweep,
+                        const MatrixFiles& files) {
+  const double a = largest_magnitude(base, "a", files), b = largest_magnitude(base, "b", files);
+  const double c = base.beta == 0 ? 0 : largest_magnitude(base, "c", files);
+  if (a < 0 || b < 0 || c < 0) return;
+  const auto k = double(*std::max_element(sweep.k.begin(), sweep.k.end()));
+  const double largest = std::fabs(base.alpha) * k * a * b + std::fabs(base.beta) * c;
+  for (const Precision precision : sweep.precisions) {
+    const bool is_float = precision == Precision::Float;
+    const double limit = is_float ? FLT_MAX : DBL_MAX;
+    const double eps = is_float ? FLT_EPSILON : DBL_EPSILON;
+    if (!(largest * (1 + (k + 2) * eps) <= limit)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g", largest);
+      const std::string key = base.alpha != 1 || (!base.a && !base.b) ? "alpha"
+                              : base.a                                ? "a"
+                                                                      : "b";
+      r.error(r.find(key), key,
+              "|alpha| k max|A| max|B| + |beta| max|C| = " + std::string(text) +
+                  " passes the largest " + to_string(precision) + " (about " +
+                  (is_float ? "3.4e38" : "1.8e308") +
+                  "): the result may overflow to Inf in every kernel, the baseline included; "
+                  "scale alpha or the data down");
+    }
+  }
+}
+
 /// `c_out`, the template of the files the results' C go to, given to every problem of the sweep
 /// once it is known to name a file of its own for each result. Read last, as it is checked against
 /// the expanded sweep.
@@ -345,6 +379,7 @@ std::vector<Problem> read_problem(const std::string& file, const YAML::Node& nod
   check_scalars_fit(r, base, sweep.precisions);
   // Last of the input checks, as it reads every value.
   if (scan_values) check_matrices_finite(r, base, files);
+  check_result_range(r, base, sweep, files);
   read_outputs(r, problems);
   return problems;
 }

@@ -2,19 +2,15 @@
 
 #include <yaml-cpp/eventhandler.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "tilemm/errors.hpp"
+#include "tilemm/input_file.hpp"
 #include "tilemm/spec_yaml.hpp"
 #include "tilemm/utf8.hpp"
 
 namespace tilemm {
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -63,18 +59,14 @@ void check_single_document(const std::string& path, const std::string& bytes) {
 }  // namespace
 
 std::string read_spec_bytes(const std::string& path) {
-  std::error_code ec;
   if (!is_valid_utf8(path)) throw InputError(path + ": a file name that is not UTF-8");
-  if (!fs::exists(path, ec)) throw InputError(path + ": no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a folder, not a spec file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read: " + std::strerror(errno));
   std::string bytes;
-  char piece[1 << 16];
-  while (bytes.size() <= kMaxSpecBytes && in.read(piece, sizeof piece).gcount() > 0) {
-    bytes.append(piece, static_cast<std::size_t>(in.gcount()));
+  try {
+    const InputStream in(path);
+    in.read(bytes, kMaxSpecBytes + 1);
+  } catch (const std::runtime_error& e) {
+    throw InputError(path + ": " + e.what());
   }
-  if (in.bad()) throw InputError(path + ": cannot read: " + std::strerror(errno));
   if (bytes.size() > kMaxSpecBytes) {
     throw InputError(path + ": longer than " + std::to_string(kMaxSpecBytes >> 20) +
                      " MiB; split the study over several spec files");

@@ -48,8 +48,11 @@ std::pair<std::int64_t, std::int64_t> op_shape(const NpySource& s, Trans t) {
 void check_finite(const ProblemReader& r, const std::string& key, const NpySource& src,
                   MatrixFiles& files) {
   ReadMatrix& read = files.at(src.path);
-  if (read.non_finite == -2) read.non_finite = npy::first_non_finite(*read.file);
-  const std::int64_t e = read.non_finite;
+  if (!read.scanned) {
+    read.values = npy::scan(*read.file);
+    read.scanned = true;
+  }
+  const std::int64_t e = read.values.first_non_finite;
   if (e < 0) return;
   const auto [row, col] = npy::file_order_position(e, src.rows, src.cols, src.fortran_order);
   r.error(r.find(key), key,
@@ -111,6 +114,13 @@ void check_matrices_finite(const ProblemReader& r, const Problem& base, MatrixFi
   if (base.a) check_finite(r, "a", *base.a, files);
   if (base.b) check_finite(r, "b", *base.b, files);
   if (base.c && base.beta != 0) check_finite(r, "c", *base.c, files);  // beta = 0 never reads C
+}
+
+double largest_magnitude(const Problem& base, const std::string& key, const MatrixFiles& files) {
+  const std::optional<NpySource>& source = key == "a" ? base.a : key == "b" ? base.b : base.c;
+  if (!source) return 1;
+  const ReadMatrix& read = files.at(source->path);
+  return read.scanned ? read.values.largest : -1;
 }
 
 std::string sha256_hex(std::string_view bytes) {

@@ -20,11 +20,12 @@ namespace tilemm {
 /// SHA-256 of `bytes`, in hex.
 std::string sha256_hex(std::string_view bytes);
 
-/// The matrix files a spec names, each read once however many problems name it; `non_finite` is
-/// the first element that is not finite (-1 for none; -2 before the file was scanned).
+/// The matrix files a spec names, each read once however many problems name it, and what the scan
+/// of its values found (npy::scan; `scanned` false before the scan).
 struct ReadMatrix {
   std::shared_ptr<const npy::File> file;
-  std::int64_t non_finite = -2;
+  bool scanned = false;
+  npy::Scan values;
 };
 using MatrixFiles = std::map<std::string, ReadMatrix>;
 
@@ -48,5 +49,10 @@ void check_matrix_dtypes(const ProblemReader& r, const MatrixHeaders& headers,
 /// problems before it had run. Each file is scanned once per spec. With beta = 0 the problem never
 /// reads C (as BLAS), so its `c` file is not scanned.
 void check_matrices_finite(const ProblemReader& r, const Problem& base, MatrixFiles& files);
+
+/// The largest magnitude the problem's matrix `key` ("a", "b" or "c") holds: 1 for random values
+/// (they lie in [-1, 1)), else its file's, once check_matrices_finite scanned it; -1 for a file
+/// not scanned.
+double largest_magnitude(const Problem& base, const std::string& key, const MatrixFiles& files);
 
 }  // namespace tilemm

@@ -2,6 +2,7 @@
 // that is not, which would be after a run instead of before it.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace tilemm {
@@ -40,6 +41,20 @@ inline bool is_valid_utf8(std::string_view text) {
     i += length;
   }
   return true;
+}
+
+/// `text` (UTF-8) cut to at most `width` characters, never inside one, and padded with spaces to
+/// `width` characters: a column of a table that stays UTF-8 whatever the text.
+inline std::string fit_utf8(std::string_view text, std::size_t width) {
+  std::string out;
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size() && characters < width; ++characters) {
+    std::size_t next = i + 1;  // a character's continuation bytes are 10xxxxxx
+    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    out.append(text.substr(i, next - i));
+    i = next;
+  }
+  return out.append(width - characters, ' ');
 }
 
 }  // namespace tilemm

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Inputs read once (issue 40): a spec and a .npy matrix given as named pipes, which can be read
-only once, run, and the results record the SHA-256 of the bytes that were parsed.
+"""Inputs read once: a spec and a .npy matrix given as named pipes, which can be read only once, run,
+and the results record the SHA-256 of the bytes that were parsed. And inputs refused, with exit
+status 2 and the reason, rather than a hang or a misleading message: a named pipe that no process
+writes to (within InputStream::kPipeWaitSeconds, 5 s), a device, a spec that is a loop of symbolic
+links.
 
   inputs_read_once.py TILEMM [tilemm options...]
 """
+import errno
 import hashlib
 import json
 import os
@@ -57,6 +61,39 @@ def main():
         if inputs != want:
             sys.exit("FAIL: inputs recorded %r, expected %r" % (inputs, want))
     print("PASS: a piped spec and matrix ran, their SHA-256 recorded")
+    refused(tilemm)
+
+
+def expect_refusal(tilemm, spec, reason):
+    """Runs tilemm on `spec` and expects exit status 2, with `reason` on stderr, within 60 s."""
+    try:
+        run = subprocess.run(tilemm + [spec, "--quiet"], capture_output=True, text=True,
+                             timeout=60)
+    except subprocess.TimeoutExpired:
+        sys.exit("FAIL: tilemm hangs on %s" % spec)
+    print(run.stderr)
+    if run.returncode != 2 or reason not in run.stderr:
+        sys.exit("FAIL: exit status %d, expected 2 with %r" % (run.returncode, reason))
+
+
+def refused(tilemm):
+    """Inputs that cannot be read, each refused by what it is."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = lambda name: os.path.join(folder, name)  # noqa: E731
+        os.mkfifo(path("silent.npy"))
+        with open(path("spec.yaml"), "w") as f:
+            f.write("problems:\n  - {name: p, a: silent.npy, n: 4, kernels: naive}\n"
+                    "  - {name: q, a: /dev/zero, n: 4, kernels: naive}\n")
+        expect_refusal(tilemm, path("spec.yaml"),
+                       "silent.npy': it is a pipe that no process wrote to within 5 s")
+        with open(path("spec.yaml"), "w") as f:
+            f.write("problems:\n  - {name: q, a: /dev/zero, n: 4, kernels: naive}\n")
+        expect_refusal(tilemm, path("spec.yaml"),
+                       "'/dev/zero': it is not a regular file or a pipe (a device, a socket?)")
+        os.symlink("loop-b.yaml", path("loop-a.yaml"))
+        os.symlink("loop-a.yaml", path("loop-b.yaml"))
+        expect_refusal(tilemm, path("loop-a.yaml"), "loop-a.yaml: " + os.strerror(errno.ELOOP))
+    print("PASS: a silent pipe, a device and a loop of links refused")
 
 
 if __name__ == "__main__":

@@ -114,16 +114,20 @@ def check_results(json_path, csv_path, rows, verdict, backend, concurrency, stat
     return doc
 
 
-def limits(address_space, data):
-    """A preexec_fn that sets the child's RLIMIT_AS and RLIMIT_DATA (ulimit -v, ulimit -d)."""
-    if not address_space and not data:
+def limits(args):
+    """A preexec_fn that sets the child's RLIMIT_AS, RLIMIT_DATA and RLIMIT_STACK (ulimit -v, -d,
+    -s) and closes the descriptors of --close (a job script's `>&-`)."""
+    settings = [(resource.RLIMIT_AS, args.limit_as), (resource.RLIMIT_DATA, args.limit_data),
+                (resource.RLIMIT_STACK, args.limit_stack)]
+    if not any(value for _, value in settings) and not args.close:
         return None
 
     def apply():
-        if address_space:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-        if data:
-            resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+        for which, value in settings:
+            if value:
+                resource.setrlimit(which, (value, value))
+        for fd in args.close:
+            os.close(fd)
     return apply
 
 
@@ -136,6 +140,8 @@ def parse_args():
     parser.add_argument("--stderr-regex", action="append", default=[],
                         help="a Python regular expression that must match somewhere in stderr")
     parser.add_argument("--stdout-has", action="append", default=[])
+    parser.add_argument("--stdout-regex", action="append", default=[],
+                        help="a Python regular expression that must match somewhere in stdout")
     parser.add_argument("--stdout-starts-with", metavar="TEXT")
     parser.add_argument("--stdout-empty", action="store_true",
                         help="nothing may be printed on stdout (no result computed)")
@@ -148,6 +154,8 @@ def parse_args():
                         help="stdout holds a results CSV of N rows")
     parser.add_argument("--absent", action="append", default=[],
                         help="a file that must not exist afterwards")
+    parser.add_argument("--present", action="append", default=[],
+                        help="a file that must exist afterwards")
     parser.add_argument("--results", nargs=2, metavar=("JSON", "CSV"))
     parser.add_argument("--rows", type=int)
     parser.add_argument("--verdict")
@@ -162,6 +170,10 @@ def parse_args():
                         help="run under this address-space limit (ulimit -v)")
     parser.add_argument("--limit-data", type=int, metavar="BYTES",
                         help="run under this data-segment limit (ulimit -d)")
+    parser.add_argument("--limit-stack", type=int, metavar="BYTES",
+                        help="run under this stack limit (ulimit -s)")
+    parser.add_argument("--close", action="append", type=int, default=[], metavar="FD",
+                        help="close this descriptor of the command (0, 1 or 2: `>&-`)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="set this variable in the command's environment; \\xNN in VALUE is "
                              "the byte NN")
@@ -171,6 +183,12 @@ def parse_args():
                         help="load this shared library before the program's own (LD_PRELOAD)")
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
                         help="every result row's COLUMN is at least VALUE (with --results)")
+    parser.add_argument("--within-tolerance", action="append", default=[], metavar="COLUMN",
+                        help="every result row's COLUMN (an error) is at most its tolerance")
+    parser.add_argument("--field", action="append", default=[],
+                        metavar="[COLUMN=VALUE:]KEY=PATTERN",
+                        help="every result row's KEY (of the rows whose COLUMN is VALUE) matches "
+                             "PATTERN (shell-style, alternatives split by |; null is 'None')")
     parser.add_argument("--context", action="append", default=[], metavar="KEY=PATTERN",
                         help="the JSON context's KEY matches PATTERN (shell-style: * and ?; "
                              "alternatives split by |)")
@@ -212,13 +230,12 @@ def run_command(command, args, env):
     if args.stdout_to:
         with open(args.stdout_to, "w+") as log:
             run = subprocess.run(command, stdout=log, stderr=subprocess.PIPE, text=True,
-                                 timeout=600, env=env,
-                                 preexec_fn=limits(args.limit_as, args.limit_data))
+                                 timeout=600, env=env, preexec_fn=limits(args))
         with open(args.stdout_to) as log:
             run.stdout = log.read()
     else:
         run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
-                             preexec_fn=limits(args.limit_as, args.limit_data))
+                             preexec_fn=limits(args))
     return run
 
 
@@ -236,6 +253,9 @@ def check_streams(args, run):
     for text in args.stdout_has:
         if text not in run.stdout:
             fail("stdout lacks %r" % text)
+    for pattern in args.stdout_regex:
+        if not re.search(pattern, run.stdout):
+            fail("stdout does not match %r" % pattern)
     if args.stdout_starts_with is not None and not run.stdout.startswith(args.stdout_starts_with):
         fail("stdout does not start with %r" % args.stdout_starts_with)
     if args.stdout_empty and run.stdout:
@@ -243,6 +263,9 @@ def check_streams(args, run):
     for path in args.absent:
         if os.path.exists(path):
             fail("%s exists" % path)
+    for path in args.present:
+        if not os.path.exists(path):
+            fail("%s does not exist" % path)
     if args.stdout_json_rows is not None:
         doc = json.loads(run.stdout)
         if doc.get("status") != "complete" or len(doc["results"]) != args.stdout_json_rows:
@@ -268,6 +291,22 @@ def check_result_files(args):
         for row in doc["results"]:
             if not row[column] >= float(value):
                 fail("%s is %r, expected at least %s: %r" % (column, row[column], value, row))
+    for column in args.within_tolerance:
+        for row in doc["results"]:
+            if not (row[column] is not None and row[column] <= row["tolerance"]):
+                fail("%s is %r, above the tolerance %r: %r" % (column, row[column],
+                                                               row["tolerance"], row))
+    for condition in args.field:
+        where, _, condition = condition.rpartition(":")
+        rows = [row for row in doc["results"]
+                if not where or str(row[where.split("=", 1)[0]]) == where.split("=", 1)[1]]
+        if not rows:
+            fail("no result row where %s" % where)
+        for row in rows:
+            if not context_matches(row, condition):
+                fail("%s is %r, expected %r: %r" % (condition.split("=", 1)[0],
+                                                    row.get(condition.split("=", 1)[0]), condition,
+                                                    row))
     context = doc["context"]
     for condition in args.context:
         if not context_matches(context, condition):
@@ -278,7 +317,7 @@ def check_result_files(args):
 def main():
     parser, args = parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    for path in args.absent + (list(args.results) if args.results else []):
+    for path in args.absent + args.present + (list(args.results) if args.results else []):
         if os.path.exists(path):
             os.remove(path)
     run = run_command(command, args, command_environment(parser, args))

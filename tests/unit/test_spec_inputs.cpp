@@ -31,6 +31,31 @@ TEST(Spec, MatricesFromNpyFixAndCheckExtents) {
   EXPECT_TRUE(problems[0].b->fortran_order);
 }
 
+// A result that may pass the precision's largest value (alpha k max|A| max|B| + |beta| max|C|) is
+// refused by the key that makes it so, for random values (in [-1, 1)) and for a file's values,
+// scanned; a product that stays within it runs.
+TEST(Spec, RefusesAResultThatMayOverflowThePrecision) {
+  const std::string mnk = "    m: 3\n    n: 4\n    k: 8\n";
+  expect_error(kHead + mnk + "    precision: [double, float]\n    alpha: 3e38\n",
+               {"key 'alpha'", "= 2.4e+39 passes the largest float"});
+  expect_error(kHead + mnk + "    alpha: 1e308\n", {"key 'alpha'", "passes the largest double"});
+  expect_error(kHead + mnk + "    precision: float\n    alpha: 1e37\n    beta: 3.4e38\n",
+               {"key 'alpha'", "passes the largest float"});
+  TempDir dir;
+  EXPECT_EQ(load(dir, kHead + mnk + "    precision: float\n    alpha: 4e37\n").size(), 1u);
+  std::vector<float> a(6, 1.0f);
+  a[4] = -2e19f;  // (2e19)^2 = 4e38 a product, past float's range
+  npy::write(dir.path("a.npy"), a.data(), 2, 3, false);
+  npy::write(dir.path("b.npy"), a.data(), 3, 2, false);
+  expect_error(kHead + "    a: " + dir.path("a.npy") + "\n    b: " + dir.path("b.npy") +
+                   "\n    precision: float\n",
+               {"key 'a'", "passes the largest float"});
+  const std::vector<double> a64(a.begin(), a.end());
+  npy::write(dir.path("a64.npy"), a64.data(), 2, 3, false);
+  npy::write(dir.path("b64.npy"), a64.data(), 3, 2, false);
+  EXPECT_EQ(load(dir, kHead + "    a: a64.npy\n    b: b64.npy\n").size(), 1u);  // in double
+}
+
 TEST(Spec, MatrixFilesMustBeFinite) {
   TempDir dir;
   std::vector<double> a(6, 1.0);

@@ -79,6 +79,7 @@ template <class ExecSpace, class View>
 void read_piece(const View& x, const NpySource& file, const BlockCyclic& rows,
                 const BlockCyclic& cols, bool transposed) {
   using Scalar = typename View::non_const_value_type;
+  npy::check_unchanged(*file.file, file.path);  // as Workspace::fill (workspace.hpp)
   const auto host = Kokkos::create_mirror_view(x);
   // Each thread walks the file forward: the outer loop takes the file's slow index (rows in C
   // order, columns in Fortran order).
@@ -98,6 +99,7 @@ void read_piece(const View& x, const NpySource& file, const BlockCyclic& rows,
         }
       });
   Kokkos::fence();
+  npy::check_unchanged(*file.file, file.path);
   Kokkos::deep_copy(x, host);
 }
 
