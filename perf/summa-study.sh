@@ -57,7 +57,13 @@ run() {  # run FAMILY COMM RANKS: one spec on RANKS ranks -> OUT_DIR/summa-FAMIL
   [[ -f $spec ]] || { log "no spec $spec for $3 ranks"; exit 2; }
   sed "s/comm: nccl/comm: $2/" "$spec" >"$file.yaml"
   log "$1 scaling, $3 ranks, $2"
-  "${mpirun[@]}" -n "$3" "$tilemm" "$file.yaml" --backend cuda --json "$file.json" | tee "$file.txt"
+  local status=0
+  "${mpirun[@]}" -n "$3" "$tilemm" "$file.yaml" --backend cuda --json "$file.json" |
+    tee "$file.txt" || status=$?
+  # mpirun exits 1 when SIGTERM or SIGINT reaches it, as for a failed validation, though the ranks
+  # stopped with their results kept: the JSON's status tells a stopped run, which ends with 143.
+  if ((status == 1)) && grep -q '"status": "interrupted"' "$file.json" 2>/dev/null; then status=143; fi
+  ((status == 0)) || exit "$status"
 }
 
 if [[ ${TILEMM_STUDY:-scaling} == panels ]]; then

@@ -40,6 +40,8 @@
 namespace {
 
 tilemm::StopFlag g_stop = 0;
+/// Set once every rank has agreed how the run ended: a signal from then on changes nothing.
+volatile std::sig_atomic_t g_run_over = 0;
 /// Whether this process prints the notes of a signal: every process but ranks 1, 2, ... of an MPI
 /// run, which the launcher passes the same signal to.
 volatile std::sig_atomic_t g_signal_notes = 1;
@@ -56,10 +58,31 @@ extern "C" void on_signal(int signum) {
   static const char note[] =
       "tilemm: signal received: stopping after the current kernel run (send it again to stop at "
       "once)\n";
-  if (!g_signal_notes) return;
+  // Quiet once the run is over, or its failure agreed: the launcher's teardown of an MPI run may
+  // signal a rank then (when another rank has ended), and no kernel run is left to stop after.
+  if (!g_signal_notes || g_run_over || tilemm::distributed::failure_agreed()) return;
   const int saved_errno = errno;
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, note, sizeof note - 1);
   errno = saved_errno;
+}
+
+/// The name of a signal that stops a run.
+const char* signal_name(int signum) {
+  switch (signum) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGPIPE:
+      return "SIGPIPE";
+  }
+  return "a signal";
 }
 
 /// Set when tilemm chooses its exit status (main's return).
@@ -219,12 +242,17 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
     }
     throw;
   }
-  if (g_stop) {
+  // A signal to any rank of an MPI run stopped every rank (runner.cpp): all end as that rank does.
+  const auto [signum, rank] = tilemm::distributed::max_and_rank(g_stop);
+  g_run_over = 1;
+  if (signum > 0) {
     for (auto& f : files) f->finish("interrupted");
     if (g_signal_notes) {
-      std::cerr << "tilemm: stopped by signal " << g_stop << "; finished results are kept\n";
+      std::cerr << "tilemm: stopped by signal " << int(signum) << " (" << signal_name(int(signum))
+                << (rank > 0 ? ", on rank " + std::to_string(rank) : "")
+                << "); finished results are kept\n";
     }
-    return 128 + g_stop;
+    return 128 + int(signum);
   }
   for (auto& f : files) f->finish("complete");
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;

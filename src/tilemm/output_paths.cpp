@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <map>
 #include <regex>
-#include <set>
 #include <stdexcept>
 
 #include "tilemm/atomic_file.hpp"
@@ -23,6 +22,7 @@ std::string tile_in_file_name(const Tiling& tile) {
 
 std::map<std::string, std::string> placeholder_values(const Problem& problem, const KernelRun& run,
                                                       const std::string& backend) {
+  const Distribution& d = problem.distribution;
   return {
       {"name", problem.origin.name},
       {"kernel", run.kernel},
@@ -35,7 +35,22 @@ std::map<std::string, std::string> placeholder_values(const Problem& problem, co
       {"tile", run.launch.tile ? tile_in_file_name(*run.launch.tile) : "default"},
       {"team_size", run.launch.team_size ? std::to_string(run.launch.team_size) : "default"},
       {"split_k", run.launch.split_k ? std::to_string(run.launch.split_k) : "default"},
-      {"split_tiles", run.launch.split_tiles ? std::to_string(run.launch.split_tiles) : "default"}};
+      {"split_tiles", run.launch.split_tiles ? std::to_string(run.launch.split_tiles) : "default"},
+      {"grid", d.grid_rows > 0 ? std::to_string(d.grid_rows) + "x" + std::to_string(d.grid_cols)
+                               : "default"},
+      {"block", d.block > 0 ? std::to_string(d.block) : "default"},
+      {"panel", d.panel > 0 ? std::to_string(d.panel) : "default"},
+      {"comm", d.comm},
+      {"distribution", d.spread}};
+}
+
+/// "{name} {kernel} ...": every placeholder, for messages.
+std::string placeholder_list() {
+  std::string list;
+  for (const auto& [key, value] : placeholder_values(Problem{}, KernelRun{}, "")) {
+    list += (list.empty() ? "{" : " {") + key + "}";
+  }
+  return list;
 }
 
 /// Replaces each {key} with lookup(key); throws on an unknown key or a '{' without '}'.
@@ -62,8 +77,7 @@ void check_path_template(const std::string& path_template) {
   substitute(path_template, [&](const std::string& key) {
     if (!known.count(key)) {
       throw std::invalid_argument("unknown placeholder {" + key +
-                                  "}; known: {name} {kernel} {backend} {m} {n} {k} {precision} "
-                                  "{layout} {tile} {team_size} {split_k} {split_tiles}");
+                                  "}; known: " + placeholder_list());
     }
     return std::string();
   });
@@ -77,17 +91,22 @@ std::string expand_path_template(const std::string& path_template, const Problem
 
 void check_sweep_outputs(const std::vector<Problem>& sweep) {
   // One file per result: a template that maps two results to one path would lose one of them.
-  std::set<std::string> seen;
+  // The placeholders whose values tell the two results apart are the ones to add.
+  std::map<std::string, std::map<std::string, std::string>> seen;  // path -> its placeholders
   for (const auto& problem : sweep) {
     if (problem.c_out.empty()) continue;
     for (const auto& run : problem.runs) {
       const std::string path = expand_path_template(problem.c_out, problem, run, "backend");
-      if (!seen.insert(path).second) {
-        throw std::invalid_argument(
-            "'" + problem.c_out + "' names one file for several results of this sweep; add " +
-            "placeholders such as {m}, {n}, {k}, {precision}, {layout}, {tile}, " +
-            "{team_size}, {split_k} or {split_tiles}");
+      auto values = placeholder_values(problem, run, "backend");
+      const auto [first, inserted] = seen.emplace(path, values);
+      if (inserted) continue;
+      std::string differ;
+      for (const auto& [key, value] : values) {
+        if (first->second.at(key) != value) differ += (differ.empty() ? "{" : " or {") + key + "}";
       }
+      throw std::invalid_argument("'" + problem.c_out +
+                                  "' names one file for several results of this sweep; add " +
+                                  differ + " (placeholders: " + placeholder_list() + ")");
     }
   }
 }

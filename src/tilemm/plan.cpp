@@ -144,6 +144,7 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
   const BackendOps& b = backend_ops(name);
   std::vector<Plan> plans;
   for (const auto& p : problems) {
+    distributed::check_spread(p, distributed::size(), distributed::nccl_possible(name));
     Plan plan;
     plan.problem = &p;
     plan.launches = launches(b, p);

@@ -27,7 +27,8 @@ struct Plan {
 };
 
 /// Plans every problem on `backend`. Throws InputError when a launch cannot fit the backend (key
-/// 'tile' or 'team_size'), RuntimeFailure when a problem needs more memory than is available.
+/// 'tile' or 'team_size') or, over the ranks of an MPI run, a problem's grid or comm cannot run
+/// (distributed::check_spread), RuntimeFailure when a problem needs more memory than is available.
 /// Needs Kokkos initialized.
 std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& backend);
 

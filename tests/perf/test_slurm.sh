@@ -2,7 +2,7 @@
 # perf/slurm's batch scripts outside Slurm: srun is a stand-in that runs its command, and tilemm and
 # tilemm-bench are stand-ins that log their call and exit with a chosen status. Checks the job's
 # exit status (tilemm's failure is not hidden by the bench's; a tilemm stopped by the time limit's
-# signal starts no bench), the job array's thread count and file per task, the #SBATCH directives
+# signal starts no bench; mpirun's 1 for a stopped run is 143), the job array's thread count and file per task, the #SBATCH directives
 # a measurement needs, and that plot.sh takes options without a folder first.
 #   tests/perf/test_slurm.sh      exit 0: passed, 1: failed
 set -uo pipefail
@@ -18,6 +18,12 @@ STUB
 cat > "$work/bin/fake-tilemm" <<'STUB'
 #!/bin/bash
 echo "tilemm OMP_NUM_THREADS=${OMP_NUM_THREADS:-} $*" >> "$FAKE_CALLS"
+# The JSON file's last key, as tilemm writes it: FAKE_JSON_STATUS (default complete).
+while [[ $# -gt 0 ]]; do
+  [[ $1 == --json ]] && printf '{\n  "results": [\n  ],\n  "status": "%s"\n}\n' \
+    "${FAKE_JSON_STATUS:-complete}" > "$2"
+  shift
+done
 exit "${FAKE_TILEMM_STATUS:?}"
 STUB
 cat > "$work/bin/fake-bench" <<'STUB'
@@ -66,6 +72,18 @@ for script in openmp.sbatch cuda.sbatch; do
     pass "$script: no tilemm-bench after tilemm was stopped by a signal"
   fi
 done
+
+# distributed.sbatch: srun passes on the ranks' status; mpirun's 1 after SIGTERM (the JSON's status
+# interrupted) ends the job as a stopped run, 143; a 1 with the run complete is a failed validation.
+for case in 0:complete:0 1:complete:1 143:interrupted:143 1:interrupted:143 3:failed:3; do
+  IFS=: read -r tilemm json want <<< "$case"
+  run distributed.sbatch "$tilemm" 0 SLURM_NTASKS=4 FAKE_JSON_STATUS="$json"
+  got=$?
+  [[ $got == "$want" ]]
+  verdict $? "distributed.sbatch: tilemm $tilemm, JSON $json -> job exit status $got" \
+    "distributed.sbatch: tilemm $tilemm, JSON $json -> job exit status $got, expected $want"
+done
+rm -rf "$work/results"  # the stand-in's JSON files: plot.sh below expects none
 
 # The job array: task 2 of THREAD_COUNTS="1 2 4" runs on 4 threads, into the array's folder.
 run threads.sbatch 0 0 SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_JOB_ID=77 THREAD_COUNTS="1 2 4" MACHINE=test

@@ -5,6 +5,7 @@ files that are whole, hold every result finished before the signal, and say how 
   interrupt.py --signal TERM --after-results 1 --exit 143 --status interrupted \\
       --results r.json r.csv -- tilemm long_sweep.yaml --json r.json --csv r.csv
   interrupt.py --signal INT --twice --after-progress 1.5 --exit -2 --status running ...
+  interrupt.py --signal TERM --to-rank 1 ... -- mpiexec -n 2 tilemm ...
 
 --after-results N waits until the JSON file holds N results; --after-progress S waits S seconds
 after the first progress line ("[1/"), which lands the signal inside a problem's setup or kernel
@@ -12,7 +13,9 @@ run. While it waits, the JSON file is read again and again: a file that does not
 than a write takes is a torn one, which the files' design must rule out (a read that meets a row's
 write half done may see it in part). With --twice the second signal follows tilemm's note that it
 heard the first, so that the two are never merged into one. When tilemm is killed (SIGKILL, or a
-second signal) the CSV may lack the one result the JSON got just before.
+second signal) the CSV may lack the one result the JSON got just before. With --to-rank R the signal
+goes to rank R of an Open MPI run alone (the launcher's descendant whose OMPI_COMM_WORLD_RANK is R),
+not to the launcher.
 """
 import argparse
 import csv
@@ -60,6 +63,8 @@ def parse_args():
                         help="expected exit status (negative: killed by that signal)")
     parser.add_argument("--status", required=True, help="expected status in the result files")
     parser.add_argument("--results", nargs=2, metavar=("JSON", "CSV"), required=True)
+    parser.add_argument("--to-rank", type=int, metavar="R",
+                        help="signal rank R of an Open MPI run instead of the launcher")
     parser.add_argument("--within", type=float, default=120,
                         help="seconds tilemm may take to exit after the (last) signal")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -100,6 +105,32 @@ class Run:
         return self.out.read(), self.err.read()
 
 
+def descends_from(pid, ancestor):
+    """Whether process `pid` is `ancestor` or one of its descendants."""
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        with open("/proc/%d/stat" % pid) as f:
+            pid = int(f.read().rsplit(")", 1)[1].split()[1])  # the field after the state: ppid
+    return False
+
+
+def rank_process(launcher, rank):
+    """The process of MPI rank `rank` among the launcher's descendants (Open MPI gives each rank
+    OMPI_COMM_WORLD_RANK)."""
+    wanted = b"OMPI_COMM_WORLD_RANK=%d" % rank
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as f:
+                if wanted in f.read().split(b"\0") and descends_from(int(name), launcher):
+                    return int(name)
+        except (OSError, ValueError, IndexError):
+            continue  # gone, or not ours to read
+    fail("no process of rank %d under the launcher %d" % (rank, launcher))
+
+
 def interrupt(args, run, json_path):
     """Signals the run when --after-results or --after-progress says (twice with --twice) and waits
     for it to end; returns the results the JSON file held before the signal."""
@@ -112,10 +143,14 @@ def interrupt(args, run, json_path):
         run.wait_for(lambda: "[1/" in run.stderr_text(), "the first progress line")
         time.sleep(args.after_progress)
     rows_before = max(rows_in(json_path), 0)
-    proc.send_signal(signum)
+    if args.to_rank is None:
+        proc.send_signal(signum)
+    else:
+        os.kill(rank_process(proc.pid, args.to_rank), signum)
     signalled = time.monotonic()
-    print("SIG%s sent %.2f s after start, with %d result(s) in %s"
-          % (args.signal, signalled - run.start, rows_before, json_path))
+    print("SIG%s sent %.2f s after start%s, with %d result(s) in %s"
+          % (args.signal, signalled - run.start,
+             "" if args.to_rank is None else " to rank %d" % args.to_rank, rows_before, json_path))
     if args.twice:
         run.wait_for(lambda: HEARD in run.stderr_text(), "the note that the signal was heard")
         proc.send_signal(signum)
@@ -182,12 +217,16 @@ def main():
 
     if run.proc.returncode != args.exit:
         fail("exit status %d, expected %d" % (run.proc.returncode, args.exit))
-    if args.signal != "KILL" and HEARD not in stderr:
+    # Rank 0 alone says at once that it heard a signal: every rank of an MPI run hears it from the
+    # launcher, and a rank signalled alone stays quiet until every rank has stopped.
+    if args.signal != "KILL" and not args.to_rank and HEARD not in stderr:
         fail("stderr does not say at once that the signal was heard")
-    if stderr.count(HEARD) > 1:  # every rank of an MPI run hears it; rank 0 alone says so
+    if stderr.count(HEARD) > 1:
         fail("stderr says %d times that the signal was heard" % stderr.count(HEARD))
-    if clean_stop and ("stopped by signal %d; finished results are kept" % signum) not in stderr:
-        fail("stderr does not say which signal stopped the run")
+    stopped = "stopped by signal %d (SIG%s%s); finished results are kept" % (
+        signum, args.signal, ", on rank %d" % args.to_rank if args.to_rank else "")
+    if clean_stop and stopped not in stderr:
+        fail("stderr does not say which signal stopped the run: %r" % stopped)
     doc = check_files(args, stdout, rows_before, clean_stop)
     print("ok: %d result(s) kept, status %r" % (len(doc["results"]), doc["status"]))
 

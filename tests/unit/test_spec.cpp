@@ -8,6 +8,7 @@
 #include "temp_dir.hpp"
 #include "tilemm/errors.hpp"
 #include "tilemm/kernel_names.hpp"
+#include "tilemm/output_paths.hpp"
 #include "tilemm/spec.hpp"
 
 namespace tilemm::test {
@@ -260,10 +261,33 @@ TEST(Spec, OutputPathTemplates) {
   const std::string mnk = "    m: [4, 8]\n    n: 4\n    k: 4\n";
   expect_error(kHead + mnk + "    c_out: 'out/{kernel}_{m}_{nope}.npy'\n",
                {"key 'c_out'", "{nope}"});
-  expect_error(kHead + mnk + "    c_out: 'out/{kernel}.npy'\n", {"key 'c_out'", "several results"});
+  expect_error(kHead + mnk + "    c_out: 'out/{kernel}.npy'\n",
+               {"key 'c_out'", "several results", "add {m} (placeholders: "});
   TempDir dir;
   const auto problems = load(dir, kHead + mnk + "    c_out: 'out/{name}_{kernel}_{m}.npy'\n");
   EXPECT_EQ(problems[0].c_out, dir.path("out/{name}_{kernel}_{m}.npy"));
+}
+
+// The keys of an MPI run have placeholders too: a sweep of them names the one it lacks.
+TEST(Spec, OutputPathTemplatesOfMpiKeys) {
+  const std::string one = "    m: 4\n    n: 4\n    k: 4\n    kernels: naive\n";
+  for (const std::string key : {"grid", "block", "panel", "comm", "distribution"}) {
+    const std::string values = key == "grid"           ? "[1x2, 2x1]"
+                               : key == "comm"         ? "[mpi, auto]"
+                               : key == "distribution" ? "[summa, replicated]"
+                                                       : "[8, 16]";
+    const std::string sweep = kHead + one + "    " + key + ": " + values + "\n";
+    expect_error(sweep + "    c_out: 'c.npy'\n", {"key 'c_out'", "add {" + key + "} ("});
+    TempDir dir;
+    const auto problems = load(dir, sweep + "    c_out: 'c-{" + key + "}.npy'\n");
+    ASSERT_EQ(problems.size(), 2u);
+    EXPECT_NE(expand_path_template(problems[0].c_out, problems[0], problems[0].runs[0], "serial"),
+              expand_path_template(problems[1].c_out, problems[1], problems[1].runs[0], "serial"));
+  }
+  TempDir dir;
+  const auto grid = load(dir, kHead + one + "    grid: 2x4\n    c_out: 'c-{grid}-{block}.npy'\n");
+  EXPECT_EQ(expand_path_template(grid[0].c_out, grid[0], grid[0].runs[0], "serial"),
+            dir.path("c-2x4-default.npy"));
 }
 
 /// "[1, 2, ..., count]"

@@ -4,9 +4,12 @@
 // problem take. MPI-free and Kokkos-free, for the plan.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 
+#include "tilemm/errors.hpp"
 #include "tilemm/problem.hpp"
 
 namespace tilemm::distributed {
@@ -57,11 +60,42 @@ inline std::pair<int, int> grid_of(const Problem& p, int ranks) {
   return d.grid_rows > 0 ? std::pair{d.grid_rows, d.grid_cols} : squarest_grid(ranks);
 }
 
-/// The block a problem asks for (else kDefaultBlock), and its panel (else the block).
+/// The block a problem asks for (else kDefaultBlock), and the panel SUMMA's K steps take: the one
+/// it asks for (else the block), at most the block (a step never crosses a block edge) and k. The
+/// panel buffers are sized by it, so that a block or panel far past the problem (the spec allows
+/// up to 2^31 - 1) asks for no more memory than the problem holds.
 inline std::pair<std::int64_t, std::int64_t> block_and_panel(const Problem& p) {
   const Distribution& d = p.distribution;
   const std::int64_t block = d.block > 0 ? d.block : kDefaultBlock;
-  return {block, d.panel > 0 ? d.panel : block};
+  return {block, std::min({d.panel > 0 ? d.panel : block, block, p.k})};
+}
+
+/// Whether the broadcasts of a run on `backend` can go over NCCL: on a CUDA backend of a build
+/// with NCCL.
+inline bool nccl_possible([[maybe_unused]] const std::string& backend) {
+#ifdef TILEMM_HAVE_NCCL
+  return backend == "cuda";
+#else
+  return false;
+#endif
+}
+
+/// Throws InputError where problem `p`'s keys of an MPI run cannot run over `ranks` ranks: a `grid`
+/// of another number of ranks, or `comm: nccl` where NCCL cannot broadcast (`nccl` false). The plan
+/// checks every problem before the first one runs, so that exit status 2 means nothing ran.
+inline void check_spread(const Problem& p, int ranks, bool nccl) {
+  if (ranks == 1 || p.distribution.spread != "summa") return;  // the keys go unused
+  const auto [rows, cols] = grid_of(p, ranks);
+  if (rows * cols != ranks) {
+    throw InputError(p.origin.where() + ": key 'grid': " + std::to_string(rows) + "x" +
+                     std::to_string(cols) + " is " + std::to_string(rows * cols) +
+                     " ranks, and this run has " + std::to_string(ranks));
+  }
+  if (p.distribution.comm == "nccl" && !nccl) {
+    throw InputError(p.origin.where() +
+                     ": key 'comm': 'nccl' needs a CUDA backend and a build with NCCL; 'mpi' or "
+                     "'auto' broadcast over MPI");
+  }
 }
 
 /// The bytes of backend memory the largest rank's pieces of a SUMMA product take

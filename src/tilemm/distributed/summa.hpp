@@ -68,18 +68,19 @@ class SummaWorkspace final : public Session {
 #else
   static constexpr bool kOnCuda = false;
 #endif
+#ifdef TILEMM_HAVE_NCCL
+  static constexpr bool kNcclBuild = true;
+#else
+  static constexpr bool kNcclBuild = false;
+#endif
   static constexpr bool kHostMemory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 
   SummaWorkspace(const Plan& plan, MPI_Comm world) : plan_(plan), p_(*plan.problem), world_(world) {
     int ranks = 1;
     MPI_Comm_size(world, &ranks);
+    check_spread(p_, ranks, kOnCuda && kNcclBuild);  // as the plan checked it
     const auto [rows, cols] = grid_of(p_, ranks);
-    if (rows * cols != ranks) {
-      throw InputError(p_.origin.where() + ": key 'grid': " + std::to_string(rows) + "x" +
-                       std::to_string(cols) + " is " + std::to_string(rows * cols) +
-                       " ranks, and this run has " + std::to_string(ranks));
-    }
     grid_ = std::make_unique<ProcessGrid>(world, rows, cols);
     choose_comm(p_.distribution.comm);
     std::tie(block_, panel_) = block_and_panel(p_);
@@ -172,11 +173,6 @@ class SummaWorkspace final : public Session {
       }
     }
 #endif
-    if (asked == "nccl") {
-      throw InputError(p_.origin.where() +
-                       ": key 'comm': 'nccl' needs a CUDA backend and a build "
-                       "with NCCL; 'mpi' or 'auto' broadcast over MPI");
-    }
     // GPU data goes to MPI through host buffers, unless the run asked for an MPI that takes GPU
     // memory (world.hpp, request_device_buffers).
     staged_ = !kHostMemory && !device_buffers();
