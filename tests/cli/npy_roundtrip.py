@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end .npy round trip: numpy writes A, B and C (C and Fortran order, float32 and float64),
-tilemm multiplies them and writes each kernel's C, numpy checks every element against its own
-alpha * op(A) @ op(B) + beta * C in float64.
+tilemm multiplies them and writes each kernel's C, numpy checks every element against
+alpha * op(A) @ op(B) + beta * C in long double (numpy's own loops: no BLAS shared with Kokkos
+Kernels).
 
   npy_roundtrip.py TILEMM [tilemm options...]
 """
@@ -35,8 +36,9 @@ def case(folder, dtype, order, trans_a, trans_b, layout):
         sys.exit("FAIL: tilemm exited with %d" % run.returncode)
     op_a = a.T if trans_a == "T" else a
     op_b = b.T if trans_b == "T" else b
-    expected = 0.75 * op_a.astype(np.float64) @ op_b.astype(np.float64) - 1.25 * c.astype(np.float64)
-    bound = 0.75 * np.abs(op_a.astype(np.float64)) @ np.abs(op_b.astype(np.float64)) + 1.25 * np.abs(c)
+    op_a, op_b, c = (x.astype(np.longdouble) for x in (op_a, op_b, c))
+    expected = 0.75 * np.matmul(op_a, op_b) - 1.25 * c
+    bound = 0.75 * np.matmul(np.abs(op_a), np.abs(op_b)) + 1.25 * np.abs(c)
     eps = np.finfo(dtype).eps
     outputs = sorted(os.listdir(os.path.join(folder, "out")))
     if not outputs:

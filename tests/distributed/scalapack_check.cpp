@@ -1,7 +1,10 @@
 // tilemm's distributed product (distributed/summa.hpp) against ScaLAPACK's p?gemm on the same
 // distribution: for every grid of the ranks (1x1; 1x2, 2x1; 1x4, 4x1, 2x2), every op, layout,
-// precision and kernel, on extents that no block and no panel divide, each rank's piece of C must
-// match ScaLAPACK's within the validation's bound, and pass tilemm's own validation. The cases of
+// precision and kernel, on extents that no block and no panel divide, each element of a rank's
+// piece of C must lie within the componentwise bound (k + 2) eps (|alpha| sum_l |op(A)(i,l)
+// op(B)(l,j)| + |beta| |C0(i,j)|) of the product in long double, which shares no BLAS with Kokkos
+// Kernels, and within twice that bound of ScaLAPACK's (each within it of the exact product); and
+// pass tilemm's own validation. The cases of
 // one kernel read A, B and C from .npy files that hold the same values (each rank reads its own
 // blocks of them), in the other element order than the layout's. Run under mpiexec; exits 0 when
 // every case passes, 1 otherwise (rank 0 names the failing cases).
@@ -16,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "temp_dir.hpp"
@@ -151,6 +155,29 @@ tilemm::NpySource rule_file(tilemm::MatrixId id, std::int64_t rows, std::int64_t
   return src;
 }
 
+/// Element (i, j) of alpha op(A) op(B) + beta C0 in long double, and its magnitude |alpha| sum_l
+/// |op(A)(i,l) op(B)(l,j)| + |beta| |C0(i,j)|, from the value-by-position rule in Scalar (the
+/// cases' files hold the same values).
+template <class Scalar>
+std::pair<long double, long double> exact_element(const Case& c, std::int64_t i, std::int64_t j) {
+  using tilemm::MatrixId;
+  const auto value = [](MatrixId id, std::int64_t row, std::int64_t col, std::int64_t cols) {
+    return static_cast<long double>(
+        static_cast<Scalar>(tilemm::uniform_value(kSeed, id, row * cols + col)));
+  };
+  const bool ta = c.ta == tilemm::Trans::T, tb = c.tb == tilemm::Trans::T;
+  long double sum = 0, magnitude = 0;
+  for (std::int64_t l = 0; l < kK; ++l) {
+    const long double a = ta ? value(MatrixId::A, l, i, kM) : value(MatrixId::A, i, l, kK);
+    const long double b = tb ? value(MatrixId::B, j, l, kK) : value(MatrixId::B, l, j, kN);
+    sum += a * b;
+    magnitude += std::fabs(a * b);
+  }
+  const long double c0 = c.beta != 0 ? value(MatrixId::C, i, j, kN) : 0;
+  return {kAlpha * sum + c.beta * c0,
+          std::fabs(kAlpha) * magnitude + std::fabs(c.beta) * std::fabs(c0)};
+}
+
 /// Runs one case on this rank; returns whether its piece of C agrees (false on every rank when
 /// the case fails anywhere).
 template <class Scalar, class Layout>
@@ -192,15 +219,19 @@ bool check(const Case& c, int context, const NpyFolder& folder) {
                        c.beta != 0);
   sca_gemm(ta ? 'T' : 'N', tb ? 'T' : 'N', kM, kN, kK, kAlpha, a, b, c.beta, sc);
 
-  // Values in [-1, 1): each element is a sum of K products, so this bounds their magnitude.
-  const double eps = std::numeric_limits<Scalar>::epsilon();
-  const double bound = 2 * (kK + 2) * eps * (std::fabs(kAlpha) * kK + std::fabs(c.beta));
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
   const int lld = sc.desc[8];
   bool agrees = error <= tilemm::tolerance(c.precision, kK);
+  const BlockCyclic rows{kM, kBlock, c.rows, row}, cols{kN, kBlock, c.cols, col};
   for (std::size_t i = 0; i < mine.extent(0); ++i) {
     for (std::size_t j = 0; j < mine.extent(1); ++j) {
-      const double diff = std::fabs(double(mine(i, j)) - double(sc.local[j * lld + i]));
-      if (!(diff <= bound)) agrees = false;
+      const auto [exact, magnitude] = exact_element<Scalar>(c, rows.to_global(std::int64_t(i)),
+                                                            cols.to_global(std::int64_t(j)));
+      const long double bound = (kK + 2) * eps * magnitude;
+      const long double got = mine(i, j), theirs = sc.local[j * lld + i];
+      if (!(std::fabs(got - exact) <= bound && std::fabs(got - theirs) <= 2 * bound)) {
+        agrees = false;
+      }
     }
   }
   int all = agrees ? 1 : 0, every = 0;

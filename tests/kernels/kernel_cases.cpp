@@ -1,6 +1,6 @@
 // The kernel tests' cases run and checked (kernel_cases.hpp): inputs generated on the backend
-// under test, the kernel run through the registry with its partial tiles poisoned, and C compared
-// on the host with a reference in long double.
+// under test between guard regions of NaN, the kernel run through the registry with its partial
+// tiles poisoned, and C compared on the host with a reference in long double.
 #include "kernel_cases.hpp"
 
 #include <gtest/gtest.h>
@@ -56,6 +56,36 @@ void scale_widely(const View& x) {
       });
 }
 
+/// Memory for a matrix of `elements` scalars between two guard regions of NaN, each longer than
+/// `line` (a whole line of the matrix: an edge that reads one past op(X) reads a guard's NaN in
+/// either layout, wherever the heap put the allocation) and a multiple of 16 scalars (the matrix
+/// as aligned as the allocation), and `shift` scalars more before the matrix.
+template <class Scalar, class Device>
+class Guarded {
+ public:
+  Guarded(std::size_t elements, std::size_t line, std::size_t shift)
+      : guard_((line / 16 + 1) * 16),
+        shift_(shift),
+        elements_(elements),
+        memory_("guarded", 2 * guard_ + shift + elements) {
+    Kokkos::deep_copy(memory_, std::numeric_limits<Scalar>::quiet_NaN());
+  }
+  Scalar* data() const { return memory_.data() + guard_ + shift_; }
+  /// Whether every guard scalar still holds NaN.
+  bool guards_intact() const {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), memory_);
+    for (std::size_t e = 0; e < host.extent(0); ++e) {
+      const bool guard = e < guard_ + shift_ || e >= guard_ + shift_ + elements_;
+      if (guard && !std::isnan(host(e))) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::size_t guard_, shift_, elements_;
+  Kokkos::View<Scalar*, Device> memory_;
+};
+
 template <class ExecSpace, class Scalar, class Layout>
 Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vector<long double>& b,
                            std::vector<long double>& c0) {
@@ -63,13 +93,14 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   using Matrix = typename Operands::matrix;
   const auto [M, N, K] = c.shape;
   const bool ta = c.ta == Trans::T, tb = c.tb == Trans::T;
-  // Views of memory of their own, one scalar past its start when shifted.
-  const int shift = c.shifted ? 1 : 0;
-  Kokkos::View<Scalar*, typename Operands::device_type> a_memory("A", std::size_t(M) * K + shift),
-      b_memory("B", std::size_t(K) * N + shift);
-  Matrix A(a_memory.data() + shift, ta ? K : M, ta ? M : K);
-  Matrix B(b_memory.data() + shift, tb ? N : K, tb ? K : N);
-  Matrix C0("C0", M, N), C("C", M, N);
+  // Views of memory of their own, one scalar past its start when shifted, between guard regions
+  // of NaN (guarded()): a kernel that reads past op(A) or op(B), or writes past C, shows.
+  const std::size_t shift = c.shifted ? 1 : 0;
+  Guarded<Scalar, typename Operands::device_type> a_memory(std::size_t(M) * K, M + K, shift),
+      b_memory(std::size_t(K) * N, K + N, shift), c_memory(std::size_t(M) * N, M + N, 0);
+  Matrix A(a_memory.data(), ta ? K : M, ta ? M : K);
+  Matrix B(b_memory.data(), tb ? N : K, tb ? K : N);
+  Matrix C0("C0", M, N), C(c_memory.data(), M, N);
   fill_random<ExecSpace>(A, c.seed, MatrixId::A);
   fill_random<ExecSpace>(B, c.seed, MatrixId::B);
   if (c.wide) {
@@ -101,6 +132,7 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   Registry::run(c.kernel, out.launch, g, partials);
   Kokkos::fence();
   out.library_error = max_scaled_error(reference, C, C0);
+  EXPECT_TRUE(c_memory.guards_intact()) << "a write past C: " << describe(c);
 
   // Everything to the host, as op(A), op(B) and C0 in row-major long double.
   const auto hA = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A);
