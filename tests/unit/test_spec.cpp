@@ -2,6 +2,7 @@
 // message that names the file, the problem and the key (their matrix files: test_spec_inputs.cpp).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <initializer_list>
 
 #include "spec_testing.hpp"
@@ -288,6 +289,17 @@ TEST(Spec, OutputPathTemplatesOfMpiKeys) {
   const auto grid = load(dir, kHead + one + "    grid: 2x4\n    c_out: 'c-{grid}-{block}.npy'\n");
   EXPECT_EQ(expand_path_template(grid[0].c_out, grid[0], grid[0].runs[0], "serial"),
             dir.path("c-2x4-default.npy"));
+}
+
+// Every shipped spec (inputs/) is read without a complaint.
+TEST(Spec, ShippedSpecsLoad) {
+  int specs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(TILEMM_INPUTS_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    EXPECT_NO_THROW(load_spec(entry.path().string())) << entry.path();
+    ++specs;
+  }
+  EXPECT_GE(specs, 10);
 }
 
 /// "[1, 2, ..., count]"
