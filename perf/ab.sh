@@ -4,11 +4,13 @@
 #
 #   perf/ab.sh TILEMM_A TILEMM_B SPEC OUT_DIR [ROUNDS] [-- tilemm options...]
 #
-# Writes OUT_DIR/ab-{a,b}-ROUND.json (the CLI's own result files) and OUT_DIR/ab-summary.txt:
-# one line per result and kernel with A's and B's TFLOP/s of every round and the median ratio.
-# ROUNDS defaults to 2. Options after -- go to both runs (e.g. --backend cuda).
+# Writes OUT_DIR/ab-{a,b}-ROUND.json (the CLI's own result files), then compares them with
+# perf/compare.py, each side's rounds pooled: OUT_DIR/ab-summary.txt (its table: each result's
+# GFLOP/s and spread on both sides, the ratio B / A, and whether it is within noise),
+# OUT_DIR/compare.csv and OUT_DIR/compare.png. ROUNDS defaults to 2. Options after -- go to both
+# runs (e.g. --backend cuda).
 set -euo pipefail
-[[ $# -ge 4 ]] || { sed -n '2,10p' "$0"; exit 2; }
+[[ $# -ge 4 ]] || { sed -n '2,11p' "$0"; exit 2; }
 a=$1 b=$2 spec=$3 out=$4
 shift 4
 rounds=2
@@ -23,24 +25,10 @@ for round in $(seq 1 "$rounds"); do
     "$bin" "$spec" --quiet --json "$out/ab-$side-$round.json" "$@"
   done
 done
-python3 - "$out" "$rounds" <<'EOF' | tee "$out/ab-summary.txt"
-import json, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
-def key(r):
-    return (r["name"], r["kernel"], r["precision"], r["layout"], r["trans_a"], r["trans_b"],
-            r["m"], r["n"], r["k"], r["tile"])
-def load(side, rnd):
-    with open(f"{out}/ab-{side}-{rnd}.json") as f:
-        return {key(r): r["gflops"] / 1000 for r in json.load(f)["results"]}
-a = [load("a", i) for i in range(1, rounds + 1)]
-b = [load("b", i) for i in range(1, rounds + 1)]
-print(f"{'kernel':15} {'prec':6} {'m x n x k':20} {'tile':16} {'A TFLOP/s':>24} {'B TFLOP/s':>24} B/A")
-for k in a[0]:
-    ta = [r[k] for r in a if k in r]
-    tb = [r[k] for r in b if k in r]
-    ratio = statistics.median(y / x for x, y in zip(ta, tb)) if ta and tb else float("nan")
-    shape = f"{k[6]}x{k[7]}x{k[8]}"
-    fa = " / ".join(f"{t:.2f}" for t in ta)
-    fb = " / ".join(f"{t:.2f}" for t in tb)
-    print(f"{k[1]:15} {k[2]:6} {shape:20} {str(k[9]):16} {fa:>24} {fb:>24} {ratio:.3f}")
-EOF
+# Each side's rounds pooled: perf/compare.py's table of B against A, with its CSV and plot.
+sides=()
+for side in a b; do
+  files=$(for round in $(seq 1 "$rounds"); do printf '%s,' "$out/ab-$side-$round.json"; done)
+  sides+=("${files%,}")
+done
+python3 "$(dirname "$0")/compare.py" "${sides[@]}" --out "$out" | tee "$out/ab-summary.txt"

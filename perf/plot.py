@@ -18,7 +18,8 @@ Exit status: 0 (also when a figure cannot be made, such as the portability figur
 platform: a line says why); 1 when no file held results, or when some files could not be read
 (the study is then made from the others, and the files left out are named); 2 for a bad option.
 
-Outputs, in --out:
+Outputs, in --out (default: plots/ in the current folder; the repository's perf/plots/ holds the
+report's figures, and is written only when named):
   summary.csv          one row per result, with the fraction of the vendor library at the same problem,
                        the spread of its timed runs (and on a GPU its SM clock, board power and time
                        at the power cap, where the run recorded them)
@@ -121,7 +122,8 @@ def main(argv=None):
         epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("files", nargs="+", metavar="RESULT.json",
                         help="tilemm --json files and tilemm-bench Google Benchmark JSON files")
-    parser.add_argument("--out", default="perf/plots", help="output folder (default: perf/plots)")
+    parser.add_argument("--out", default="plots",
+                        help="output folder (default: plots, in the current folder)")
     parser.add_argument("--peak", action="append", default=[], metavar="DEVICE:PRECISION=GFLOPS",
                         help="compute roof of a device or platform (as in summary.csv), e.g. "
                              "'NVIDIA H200:double=33500'; repeatable; overrides the built-in table")

@@ -1,9 +1,13 @@
 """What perf/plot.py's tests share: the recorded result files they read, the checks' record of
 failures, and plot.py run in this process with what each figure drew (tests/perf/test_plot.py)."""
+import contextlib
 import csv
 import importlib.util
+import io
 import json
 import math
+import os
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,6 +118,29 @@ def plot_in_process(files, out):
     finally:
         matplotlib.figure.Figure.savefig = save
     return status, printed.getvalue(), figures
+
+
+def plot_run(args, cwd=None):
+    """perf/plot.py with `args` run in this process, which saves starting Python, pandas and
+    matplotlib again: what subprocess.run(..., capture_output=True, text=True) would give, exit
+    statuses through SystemExit included. An exception that a run would print as a traceback
+    escapes instead."""
+    spec = importlib.util.spec_from_file_location("plot", PLOT)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        os.chdir(cwd or here)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = plot.main([str(a) for a in args])
+            except SystemExit as stop:  # argparse's errors (2), sys.exit("message") (1)
+                status = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+                if isinstance(stop.code, str):
+                    print(stop.code, file=err)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
 def summary_row(out, **match):

@@ -2,11 +2,9 @@
 (run by tests/perf/test_plot.py)."""
 import csv
 import json
-import subprocess
-import sys
 
-from plot_checks import (CLI_FILES, PLOT, ROOT, VENDOR_NAME, check, close, expected_efficiency,
-                         number, platform_of, plot_in_process, summary_row)
+from plot_checks import (CLI_FILES, ROOT, VENDOR_NAME, check, close, expected_efficiency, number,
+                         platform_of, plot_in_process, plot_run, summary_row)
 
 
 def check_thread_scaling(tmp):
@@ -82,7 +80,7 @@ def check_scaling(tmp):
           "not the faster distributed one")
 
 
-def check_weak_baseline(tmp, env):
+def check_weak_baseline(tmp):
     """A second run of the same machine against a slow BLAS (a reference BLAS swapped in) must not
     raise the kernel's efficiency: the plots divide the best result by the best vendor result."""
     with open(CLI_FILES[0]) as f:
@@ -99,8 +97,7 @@ def check_weak_baseline(tmp, env):
     path = tmp / "weak-baseline.json"
     path.write_text(json.dumps(weak))
     out = tmp / "weak-plots"
-    run = subprocess.run([sys.executable, str(PLOT), str(fast), str(path), "--out", str(out)],
-                         capture_output=True, text=True, env=env)
+    run = plot_run([str(fast), str(path), "--out", str(out)])
     check(run.returncode == 0 and "2 vendor libraries" in run.stderr,
           "two runs against two BLAS on one platform: a note says that they are pooled")
     with open(out / "summary.csv", newline="") as f:
@@ -113,11 +110,24 @@ def check_weak_baseline(tmp, env):
           % expected)
 
 
-def check_bad_inputs(tmp, env):
+def check_default_out(tmp):
+    """Without --out, the study goes to plots/ in the current folder, never to the tracked
+    perf/plots/."""
+    tracked = ROOT / "perf" / "plots" / "summary.csv"
+    before = tracked.stat().st_mtime_ns if tracked.exists() else None
+    here = tmp / "default-out"
+    here.mkdir()
+    run = plot_run([CLI_FILES[0]], cwd=here)
+    after = tracked.stat().st_mtime_ns if tracked.exists() else None
+    check(run.returncode == 0 and (here / "plots" / "summary.csv").exists() and before == after,
+          "without --out the study goes to ./plots, and perf/plots/ is left alone")
+
+
+def check_bad_inputs(tmp):
     """A CSV file, a missing file and an --out that is a file get messages, not tracebacks."""
     csv_file = ROOT / "perf" / "results" / "2026-11-25-h200-square-gpu-3f9c602.csv"
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], str(csv_file), str(tmp / "none.json"),
-                          "--out", str(tmp / "bad-plots")], capture_output=True, text=True, env=env)
+    run = plot_run([CLI_FILES[0], str(csv_file), str(tmp / "none.json"),
+                          "--out", str(tmp / "bad-plots")])
     check(run.returncode == 1 and "a CSV file: give the --json file" in run.stderr
           and "none.json: skipped" in run.stderr and "Traceback" not in run.stderr
           and (tmp / "bad-plots" / "summary.csv").exists(),
@@ -126,8 +136,7 @@ def check_bad_inputs(tmp, env):
     broken.write_text('{"schema": "tilemm.results/9", "status": "complete", "results": [{"m": 1}]}')
     a_file = tmp / "a-file"
     a_file.write_text("")
-    run = subprocess.run([sys.executable, str(PLOT), str(broken), "--out", str(tmp / "broken-plots")],
-                         capture_output=True, text=True, env=env)
+    run = plot_run([str(broken), "--out", str(tmp / "broken-plots")])
     check(run.returncode == 1 and "without the key 'kernel'" in run.stderr and "Traceback" not in run.stderr,
           "a result file of another form is skipped with a message, not a traceback")
     with open(CLI_FILES[0]) as f:
@@ -135,16 +144,13 @@ def check_bad_inputs(tmp, env):
     doc["results"][0]["m"] = None
     null_m = tmp / "null-m.json"
     null_m.write_text(json.dumps(doc))
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[1], str(null_m), "--out", str(tmp / "null-plots")],
-                         capture_output=True, text=True, env=env)
+    run = plot_run([CLI_FILES[1], str(null_m), "--out", str(tmp / "null-plots")])
     check(run.returncode == 1 and "whose m is None" in run.stderr and "Traceback" not in run.stderr
           and (tmp / "null-plots" / "summary.csv").exists(),
           "a result whose m is null is named, its file left out, the rest plotted")
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file / "sub")],
-                         capture_output=True, text=True, env=env)
+    run = plot_run([CLI_FILES[0], "--out", str(a_file / "sub")])
     check(run.returncode == 2 and "cannot make the folder" in run.stderr and "Traceback" not in run.stderr,
           "an --out folder that cannot be made is an option error (exit status 2)")
-    run = subprocess.run([sys.executable, str(PLOT), CLI_FILES[0], "--out", str(a_file)],
-                         capture_output=True, text=True, env=env)
+    run = plot_run([CLI_FILES[0], "--out", str(a_file)])
     check(run.returncode == 2 and "is not a folder" in run.stderr and "Traceback" not in run.stderr,
           "--out naming a file is refused with a message (exit status 2)")

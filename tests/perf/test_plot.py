@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plot_checks import (CLI_FILES, FAILURES, FIXTURE, PLOT, PNG_SIGNATURE, ROOT, SYNTHETIC,  # noqa: E402
                          check, close, expected_efficiency, harmonic_mean, number, plot_in_process,
-                         raw_cli_results, summary_row)
-from plot_study_checks import (check_bad_inputs, check_scaling, check_thread_scaling,  # noqa: E402
-                               check_weak_baseline)
+                         plot_run, raw_cli_results, summary_row)
+from plot_study_checks import (check_bad_inputs, check_default_out, check_scaling,  # noqa: E402
+                               check_thread_scaling, check_weak_baseline)
 
 
 def check_pngs(out):
@@ -269,6 +269,7 @@ def main():
         junk = Path(tmp) / "not-a-result.json"
         junk.write_text('{"hello": 1}')
         env = dict(os.environ, MPLCONFIGDIR=tmp)  # matplotlib's cache, not the user's home
+        os.environ["MPLCONFIGDIR"] = tmp  # for the runs in this process
         # The fixture named twice: read once.
         run = subprocess.run([sys.executable, str(PLOT)] + CLI_FILES +
                              [str(FIXTURE), str(FIXTURE), str(junk), "--out", str(out),
@@ -287,27 +288,25 @@ def main():
             check_portability(out, results, run.stdout)
         # A bad --peak is refused before the folder is touched: the plots made above survive.
         before = sorted(p.name for p in out.iterdir())
-        bad = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
-                              "--peak", "Synthetic Test CPU:double=lots"], capture_output=True, text=True, env=env)
+        bad = plot_run([FIXTURE, "--out", out, "--peak", "Synthetic Test CPU:double=lots"])
         check(bad.returncode == 2 and "expected a number after '='" in bad.stderr,
               "a bad --peak value is refused with a message (exit status 2)")
         check(sorted(p.name for p in out.iterdir()) == before, "a bad --peak leaves the plot folder as it was")
-        zero = subprocess.run([sys.executable, str(PLOT), str(FIXTURE), "--out", str(out),
-                               "--bandwidth", "Synthetic Test CPU=0"], capture_output=True, text=True, env=env)
+        zero = plot_run([FIXTURE, "--out", out, "--bandwidth", "Synthetic Test CPU=0"])
         check(zero.returncode != 0 and "expected a positive number" in zero.stderr
               and sorted(p.name for p in out.iterdir()) == before,
               "a bandwidth of 0 is refused before the folder is touched")
         check_vendor_library_names()
         check_gpu_telemetry()
-        check_weak_baseline(Path(tmp), env)
-        check_bad_inputs(Path(tmp), env)
-        os.environ["MPLCONFIGDIR"] = tmp  # for the runs in this process
+        check_weak_baseline(Path(tmp))
+        check_bad_inputs(Path(tmp))
+        check_default_out(Path(tmp))
         check_figures(Path(tmp))
         check_one_platform(Path(tmp))
         check_thread_scaling(Path(tmp))
         check_raw_times()
         check_scaling(Path(tmp))
-        help_run = subprocess.run([sys.executable, str(PLOT), "--help"], capture_output=True, text=True, env=env)
+        help_run = plot_run(["--help"])
         check(help_run.returncode == 0 and "portability" in help_run.stdout, "--help explains the outputs")
     if FAILURES:
         print("\n%d checks failed" % len(FAILURES))
