@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
@@ -33,6 +34,7 @@
 #include "tilemm/output_paths.hpp"
 #include "tilemm/report.hpp"
 #include "tilemm/runner.hpp"
+#include "tilemm/selection.hpp"
 #include "tilemm/spec.hpp"
 #include "tilemm/utf8.hpp"
 #include "tilemm/vendor_library.hpp"
@@ -113,6 +115,7 @@ struct Options {
   bool quiet = false;
   bool list_backends = false;
   bool gpu_aware_mpi = false;
+  tilemm::Selection selection;  // --problems, --kernels, --precisions, --layouts
 };
 
 /// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
@@ -181,6 +184,7 @@ std::vector<tilemm::Problem> load_problems(Options& options, const std::string& 
       auto loaded = tilemm::load_spec(spec, first ? inputs : nullptr, /*scan_values=*/first);
       problems.insert(problems.end(), loaded.begin(), loaded.end());
     }
+    problems = tilemm::select(std::move(problems), options.selection);
     if (!options.list_backends && first) {
       tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
     }
@@ -319,6 +323,21 @@ void add_options(CLI::App& app, Options& options) {
       "3 runtime failure (such as not enough memory), 128+N stopped by signal N.");
 }
 
+/// The options that narrow the specs to a part of them: each a comma-separated list, and may be
+/// given again.
+void add_selection_options(CLI::App& app, tilemm::Selection& selection) {
+  for (const auto& [name, values, what] :
+       {std::tuple{"--problems", &selection.problems, "only the problems of these names"},
+        std::tuple{"--kernels", &selection.kernels, "only these kernels"},
+        std::tuple{"--precisions", &selection.precisions, "only these precisions: float, double"},
+        std::tuple{"--layouts", &selection.layouts, "only these layouts: right, left"}}) {
+    app.add_option(name, *values, std::string(what) + " (comma separated)")
+        ->type_name("LIST")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+  }
+}
+
 int run_cli(int argc, char** argv) {
   // Every argument may end up in the results (the command line is part of the context), and those
   // are JSON: text that is not UTF-8 is refused before anything runs.
@@ -337,6 +356,7 @@ int run_cli(int argc, char** argv) {
       "KokkosBlas::gemm and timed on any backend of the Kokkos build.",
       "tilemm"};
   add_options(app, options);
+  add_selection_options(app, options.selection);
   std::vector<std::string> reversed(ours.rbegin(), ours.rend());
   try {
     app.parse(reversed);
@@ -381,8 +401,9 @@ int run_cli(int argc, char** argv) {
     tilemm::check_backend(backend);
     plans = tilemm::plan(problems, backend);
   });
-  const auto context =
+  auto context =
       gather_run_context(backend, std::move(inputs), std::vector<std::string>(argv, argv + argc));
+  context.selection = options.selection.given();
   if (tilemm::distributed::rank() == 0) {
     std::cerr << tilemm::vendor_library::thread_note(context.backend.details, backend,
                                                      context.backend.concurrency);

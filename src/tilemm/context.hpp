@@ -28,6 +28,8 @@ struct RunContext {
   std::vector<std::string> command_line;
   std::vector<InputFile> inputs;   // the spec files and .npy files read, with their SHA-256
   std::vector<std::string> ranks;  // in an MPI run of several ranks: each rank's "host: device"
+  /// What the command line narrowed the specs to: each option given ("--kernels") with its values.
+  std::vector<std::pair<std::string, std::vector<std::string>>> selection;
 };
 
 /// Gathers the context of a run on `backend` (Kokkos initialized) that read `inputs`.

@@ -14,6 +14,17 @@ inline const std::vector<std::string>& kernel_names() {
   return names;
 }
 
+/// The kernel meant by a name that is none: the libraries `kokkos-kernels` calls ("cublas",
+/// "openblas", "blas", ...), in any case; "" for another name.
+inline std::string kernel_meant_by(std::string name) {
+  for (auto& c : name) c = (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c;
+  static const std::vector<std::string> vendors = {
+      "cublas", "blas",       "openblas",       "blis",          "mkl",
+      "vendor", "kokkosblas", "kokkos_kernels", "kokkoskernels", "gemm",
+      "dgemm",  "sgemm",      "cutlass",        "rocblas",       "hipblas"};
+  return std::find(vendors.begin(), vendors.end(), name) != vendors.end() ? "kokkos-kernels" : "";
+}
+
 /// Kernels whose launch takes a tile and a team size (the team-scratch kernels).
 inline const std::vector<std::string>& tiled_kernel_names() {
   static const std::vector<std::string> names = {"tiled", "register-tiled", "tensor-tiled"};

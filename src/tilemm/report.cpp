@@ -267,9 +267,17 @@ nlohmann::ordered_json context_json(const RunContext& c) {
   }
   if (!c.ranks.empty()) j["ranks"] = c.ranks;
   j["command_line"] = c.command_line;
+  if (!c.selection.empty()) {
+    nlohmann::ordered_json selection = nlohmann::ordered_json::object();
+    for (const auto& [option, values] : c.selection) selection[option.substr(2)] = values;
+    j["selection"] = selection;
+  }
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
-  for (const auto& input : c.inputs)
-    inputs.push_back({{"file", input.path}, {"sha256", input.sha256}});
+  for (const auto& input : c.inputs) {
+    nlohmann::ordered_json entry = {{"file", input.path}, {"sha256", input.sha256}};
+    if (!input.description.empty()) entry["description"] = input.description;
+    inputs.push_back(entry);
+  }
   j["inputs"] = inputs;
   j["validation"] =
       "error = max |C - R| / (|alpha| ||op(A)(i,:)|| ||op(B)(:,j)|| + |beta| |C0| + (1 + |alpha|) "

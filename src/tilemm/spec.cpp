@@ -28,7 +28,7 @@ namespace tilemm {
 
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
-      "name", "m", "n", "k", "precision", "layout", "trans_a", "trans_b", "alpha", "beta",
+      "name", "m", "n", "k", "size", "precision", "layout", "trans_a", "trans_b", "alpha", "beta",
       "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats", "warmup", "warmup_s",
       "seed", "a", "b", "c", "c_out",
       // A run over MPI ranks (distributed/summa.hpp):
@@ -107,7 +107,7 @@ std::vector<std::int64_t> read_extent(const ProblemReader& r, const YAML::Node& 
   const auto fixed = headers.extents.find(key);
   if (fixed == headers.extents.end()) {
     if (!r.find(key)) {
-      r.error(node, key, "missing (give " + key + ", or a matrix file that fixes it)");
+      r.error(node, key, "missing (give " + key + ", size, or a matrix file that fixes it)");
     }
     return r.list<std::int64_t>(key, r.integers(1, kMaxExtent), {});
   }
@@ -118,6 +118,22 @@ std::vector<std::int64_t> read_extent(const ProblemReader& r, const YAML::Node& 
                 std::to_string(fixed->second) + "; the two must agree");
   }
   return values;
+}
+
+/// `size`: m = n = k, each value listed one square problem (where lists of m, n and k would make
+/// every combination of them). It takes the place of m, n and k, and of matrix files' extents.
+std::vector<std::int64_t> read_sizes(const ProblemReader& r, const MatrixHeaders& headers) {
+  const YAML::Node node = r.find("size");
+  if (!node) return {};
+  for (const std::string key : {"m", "n", "k"}) {
+    if (r.find(key)) {
+      r.error(r.find(key), key, "given beside 'size', which sets m = n = k: give one or the other");
+    }
+  }
+  if (!headers.extents.empty()) {
+    r.error(node, "size", "the problem's matrix files fix its extents: give m, n and k");
+  }
+  return r.list<std::int64_t>("size", r.integers(1, kMaxExtent), {});
 }
 
 /// `kernels`: a name, a list of names, or "all" (the default).
@@ -247,9 +263,12 @@ std::vector<Distribution> read_distributions(const ProblemReader& r) {
 /// The keys that may list several values: extents, precisions, layouts, kernels and launches.
 Sweep read_sweep(const ProblemReader& r, const YAML::Node& node, const MatrixHeaders& headers) {
   Sweep sweep;
-  sweep.m = read_extent(r, node, "m", headers);
-  sweep.n = read_extent(r, node, "n", headers);
-  sweep.k = read_extent(r, node, "k", headers);
+  sweep.sizes = read_sizes(r, headers);
+  if (sweep.sizes.empty()) {
+    sweep.m = read_extent(r, node, "m", headers);
+    sweep.n = read_extent(r, node, "n", headers);
+    sweep.k = read_extent(r, node, "k", headers);
+  }
   for (const auto& p : r.list<std::string>("precision", r.words({"float", "double"}), {"double"})) {
     sweep.precisions.push_back(p == "float" ? Precision::Float : Precision::Double);
   }
@@ -410,7 +429,23 @@ void check_top_level(const std::string& path, YAML::Node root) {
   }
 }
 
+/// The spec's `description:`, text or nothing.
+std::string description_of(const std::string& path, const YAML::Node& root) {
+  const YAML::Node node = root["description"];
+  if (!node || node.IsNull()) return "";
+  if (!node.IsScalar()) {
+    throw InputError(spec_place(path, node.Mark()) + "'description:' must be text, got " +
+                     describe_node(node));
+  }
+  return node.Scalar();
+}
+
 }  // namespace
+
+std::string read_description(const std::string& path) {
+  YAML::Node root = load_spec_document(path, read_spec_bytes(path));
+  return root.IsMap() ? description_of(path, root) : "";
+}
 
 std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs,
                                bool scan_values) {
@@ -419,6 +454,7 @@ std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* 
   // the other an undefined node.
   YAML::Node root = load_spec_document(path, bytes);
   check_top_level(path, root);
+  const std::string description = description_of(path, root);
   const YAML::Node problems = root["problems"];
   const YAML::Node defaults = root["defaults"];
   std::vector<Problem> out;
@@ -430,8 +466,9 @@ std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* 
     out.insert(out.end(), expanded.begin(), expanded.end());
   }
   if (inputs) {
-    inputs->push_back({path, sha256_hex(bytes)});
-    for (const auto& [file, read] : files) inputs->push_back({file, sha256_hex(read.file->bytes)});
+    inputs->push_back({path, sha256_hex(bytes), description});
+    for (const auto& [file, read] : files)
+      inputs->push_back({file, sha256_hex(read.file->bytes), ""});
   }
   return out;
 }

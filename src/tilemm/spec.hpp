@@ -13,6 +13,7 @@ namespace tilemm {
 struct InputFile {
   std::string path;
   std::string sha256;
+  std::string description;  // a spec's `description:`; "" for a matrix file
 };
 
 /// Loads a spec file and expands its sweeps; appends the spec and each matrix file it read, once,
@@ -21,6 +22,10 @@ struct InputFile {
 /// scans them for every rank (its verdict reaches the others through distributed/world.hpp).
 std::vector<Problem> load_spec(const std::string& path, std::vector<InputFile>* inputs = nullptr,
                                bool scan_values = true);
+
+/// The `description:` of the spec file at `path` ("" where it has none). Throws InputError where
+/// the file cannot be read as a spec's YAML.
+std::string read_description(const std::string& path);
 
 /// The keys a problem may have (also allowed under `defaults:`, but for `name`).
 const std::vector<std::string>& problem_keys();

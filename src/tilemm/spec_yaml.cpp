@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tilemm/errors.hpp"
+#include "tilemm/kernel_names.hpp"
 #include "tilemm/utf8.hpp"
 
 namespace tilemm {
@@ -94,6 +95,11 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
       best = c;
       best_distance = d;
     }
+  }
+  // A library's name for the kernel that calls it: cuBLAS, OpenBLAS... are `kokkos-kernels`.
+  const std::string meant = kernel_meant_by(word);
+  if (best.empty() && std::find(candidates.begin(), candidates.end(), meant) != candidates.end()) {
+    return " (did you mean '" + meant + "'? it calls the vendor BLAS: cuBLAS, OpenBLAS, ...)";
   }
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }

@@ -1,6 +1,7 @@
 #include "tilemm/sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <optional>
 
@@ -41,10 +42,12 @@ std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most) {
 
 std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t most) {
   std::int64_t product = 1;
+  const bool sized = !sweep.sizes.empty();
   for (const std::int64_t f :
-       {std::int64_t(runs), std::int64_t(sweep.m.size()), std::int64_t(sweep.n.size()),
-        std::int64_t(sweep.k.size()), std::int64_t(sweep.precisions.size()),
-        std::int64_t(sweep.layouts.size()), std::int64_t(sweep.distributions.size())}) {
+       {std::int64_t(runs), std::int64_t(sized ? sweep.sizes.size() : sweep.m.size()),
+        std::int64_t(sized ? 1 : sweep.n.size()), std::int64_t(sized ? 1 : sweep.k.size()),
+        std::int64_t(sweep.precisions.size()), std::int64_t(sweep.layouts.size()),
+        std::int64_t(sweep.distributions.size())}) {
     if (f == 0) return 0;
     product = product > (most + 1) / f ? most + 1 : product * f;
   }
@@ -52,23 +55,26 @@ std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t mo
 }
 
 std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep) {
-  std::vector<Problem> problems;
+  std::vector<std::array<std::int64_t, 3>> extents;
+  for (const auto size : sweep.sizes) extents.push_back({size, size, size});
   for (const auto m : sweep.m) {
     for (const auto n : sweep.n) {
-      for (const auto k : sweep.k) {
-        for (const auto precision : sweep.precisions) {
-          for (const auto layout : sweep.layouts) {
-            for (const auto& distribution : sweep.distributions) {
-              Problem problem = base;
-              problem.m = m;
-              problem.n = n;
-              problem.k = k;
-              problem.precision = precision;
-              problem.layout = layout;
-              problem.distribution = distribution;
-              problems.push_back(problem);
-            }
-          }
+      for (const auto k : sweep.k) extents.push_back({m, n, k});
+    }
+  }
+  std::vector<Problem> problems;
+  for (const auto& [m, n, k] : extents) {
+    for (const auto precision : sweep.precisions) {
+      for (const auto layout : sweep.layouts) {
+        for (const auto& distribution : sweep.distributions) {
+          Problem problem = base;
+          problem.m = m;
+          problem.n = n;
+          problem.k = k;
+          problem.precision = precision;
+          problem.layout = layout;
+          problem.distribution = distribution;
+          problems.push_back(problem);
         }
       }
     }

@@ -15,6 +15,8 @@ namespace tilemm {
 /// The values one problem lists for each key of its sweep.
 struct Sweep {
   std::vector<std::int64_t> m, n, k;
+  /// `size`: m = n = k for each value, in place of the product of the m, n and k lists.
+  std::vector<std::int64_t> sizes;
   std::vector<Precision> precisions;
   std::vector<Layout> layouts;
   std::vector<std::string> kernels;
@@ -34,7 +36,8 @@ std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most);
 /// precision and layout), or `most` + 1 when there are more.
 std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t most);
 
-/// `base`, runs included, for every combination of m, n, k, precision, layout and distribution.
+/// `base`, runs included, for every combination of m, n, k (or each size), precision, layout and
+/// distribution.
 std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep);
 
 }  // namespace tilemm
