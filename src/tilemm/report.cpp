@@ -328,26 +328,35 @@ void Table::row(const Result& r) {
   const Problem& p = *r.problem;
   char line[512];
   if (!header_printed_) {
+    // Under MPI, each result's ranks and grid (replicated: the whole problem on every rank).
+    ranks_ = r.distributed.has_value();
     std::snprintf(line, sizeof(line),
-                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %-25s %11s %10s %9s %9s %s\n",
-                  "name", "kernel", "backend", "m", "n", "k", "prec", "layout", "op", "tile",
-                  "median_ms", "GFLOP/s", "error", "tol", "check");
+                  "%-16s %-15s %-7s %6s %6s %6s %-6s %-6s %-2s %s%-25s %11s %10s %9s %9s %s\n",
+                  "name", "kernel", "backend", "m", "n", "k", "prec", "layout", "op",
+                  ranks_ ? "ranks grid       " : "", "tile", "median_ms", "GFLOP/s", "error", "tol",
+                  "check");
     out_ << line;
     header_printed_ = true;
   }
   const std::string op = to_string(p.trans_a) + to_string(p.trans_b);
   const std::string launched = launch_text(r.launch, p);
   const std::string tile = launched.empty() ? "-" : launched;
+  char spread[32] = "";
+  if (ranks_) {
+    const DistributedFigures d = r.distributed.value_or(DistributedFigures{});
+    const std::string grid = d.distribution == "replicated" ? "replicated" : d.grid;
+    std::snprintf(spread, sizeof spread, "%5d %-11s ", d.ranks, grid.c_str());
+  }
   // A noisy timing (TimeStats::noisy) is marked beside the verdict.
   const std::string check =
       std::string(r.passed ? "PASS" : "FAIL") + (r.time.noisy() ? " noisy" : "");
   std::snprintf(
       line, sizeof(line),
-      "%s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %-25s %11.4f %10.2f %9.2e %9.2e %s\n",
+      "%s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %s%-25s %11.4f %10.2f %9.2e %9.2e %s\n",
       fit_utf8(p.origin.name, 16).c_str(), r.kernel.c_str(), r.backend.c_str(),
       static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
-      to_string(p.precision).c_str(), to_string(p.layout).c_str(), op.c_str(), tile.c_str(),
-      r.time.median * 1e3, r.gflops, r.error, r.tolerance, check.c_str());
+      to_string(p.precision).c_str(), to_string(p.layout).c_str(), op.c_str(), spread,
+      tile.c_str(), r.time.median * 1e3, r.gflops, r.error, r.tolerance, check.c_str());
   out_ << line << std::flush;
 }
 

@@ -52,7 +52,8 @@ class ResultsFile {
   bool has_rows_ = false;
 };
 
-/// The human-readable table: one line per result, printed as results arrive.
+/// The human-readable table: one line per result, printed as results arrive; under MPI with the
+/// ranks and grid.
 class Table {
  public:
   explicit Table(std::ostream& out) : out_(out) {}
@@ -61,6 +62,7 @@ class Table {
  private:
   std::ostream& out_;
   bool header_printed_ = false;
+  bool ranks_ = false;  // whether the table has the ranks and grid of an MPI run
 };
 
 }  // namespace tilemm

@@ -125,7 +125,10 @@ bool run(const Plan& plan, const std::string& name,
       throw run_failure(plan, name, e);
     }
     res.distributed = session->distributed(r, res.time.times.size());
-    if (res.distributed) res.launch = res.distributed->local_launch;
+    // SUMMA's local products run a launch of their own; a replicated run is the plan's launch.
+    if (res.distributed && res.distributed->distribution != "replicated") {
+      res.launch = res.distributed->local_launch;
+    }
     res.utc_time = system_info::utc_now();
     // Both checks count, but a reference that fails Freivalds' check itself cannot fail a kernel.
     res.reference_valid = session->reference_valid();

@@ -181,6 +181,8 @@ def parse_args():
                         help="remove this variable from the command's environment")
     parser.add_argument("--preload", metavar="LIBRARY",
                         help="load this shared library before the program's own (LD_PRELOAD)")
+    parser.add_argument("--not-null", action="append", default=[], metavar="KERNEL:COLUMN",
+                        help="every result row of KERNEL has a value in COLUMN (with --results)")
     parser.add_argument("--at-least", action="append", default=[], metavar="COLUMN=VALUE",
                         help="every result row's COLUMN is at least VALUE (with --results)")
     parser.add_argument("--within-tolerance", action="append", default=[], metavar="COLUMN",
@@ -286,6 +288,11 @@ def check_result_files(args):
         for row in doc["results"]:
             if row["kernel"] == kernel and row["verdict"] != verdict:
                 fail("%s's verdict is %r, expected %r: %r" % (kernel, row["verdict"], verdict, row))
+    for expected in args.not_null:
+        kernel, column = expected.split(":", 1)
+        for row in doc["results"]:
+            if row["kernel"] == kernel and row.get(column) is None:
+                fail("%s's %s is null: %r" % (kernel, column, row))
     for bound in args.at_least:
         column, value = bound.split("=", 1)
         for row in doc["results"]:

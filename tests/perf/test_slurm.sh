@@ -12,6 +12,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
 cat > "$work/bin/srun" <<'STUB'
 #!/bin/bash
+[[ -n ${FAKE_SRUN:-} ]] && echo "srun $*" >> "$FAKE_SRUN"
 while [[ $# -gt 0 && $1 == --* ]]; do shift; done  # srun's own options
 exec "$@"
 STUB
@@ -107,6 +108,26 @@ status=$?
 [[ $status == 1 ]]
 verdict $? "threads.sbatch: tilemm's exit status is the task's" "threads.sbatch: tilemm 1 -> task exit status $status"
 
+# distributed.sbatch: the study on 1, 2 and 4 ranks by default, each count its own files; the first
+# failing run's status is the job's; a run stopped by a signal ends the job.
+: > "$work/srun"
+run distributed.sbatch 1 0 FAKE_SRUN="$work/srun" MACHINE=test
+status=$?
+ranks=$(sed -n 's/.*--ntasks=\([0-9]*\).*/\1/p' "$work/srun" | tr '\n' ' ')
+files=$(grep -o 'json results/summa-scaling-test-[0-9]ranks' "$work/calls" | sed 's/^json //' | tr '\n' ' ')
+want="results/summa-scaling-test-1ranks results/summa-scaling-test-2ranks "
+want+="results/summa-scaling-test-4ranks "
+if [[ $status == 1 && $ranks == "1 2 4 " && $files == "$want" ]]; then
+  pass "distributed.sbatch: 1, 2 and 4 ranks by default, a file each; a failed validation -> 1"
+else
+  fail "distributed.sbatch: exit status $status, ranks '$ranks', files '$files'"
+fi
+run distributed.sbatch 143 0 RANKS="2 4"
+status=$?
+[[ $status == 143 && $(wc -l < "$work/calls") == 1 ]]
+verdict $? "distributed.sbatch: a run stopped by a signal starts no other" \
+  "distributed.sbatch: tilemm 143 -> exit status $status, calls: $(cat "$work/calls")"
+
 # seconds D-HH:MM:SS | HH:MM:SS | MM:SS | MM
 seconds() {
   local days=0 rest=$1 h=0 m s=0
@@ -122,7 +143,7 @@ seconds() {
 
 # The directives: one thread per core, a node of its own, SIGTERM early enough (Slurm may send it
 # up to 60 s before the time asked) and a marked place for the site's modules or Spack environment.
-for script in openmp.sbatch cuda.sbatch threads.sbatch; do
+for script in openmp.sbatch cuda.sbatch threads.sbatch distributed.sbatch; do
   file=$root/perf/slurm/$script
   for directive in '--hint=nomultithread' '--exclusive'; do
     grep -qx "#SBATCH $directive" "$file"
@@ -136,7 +157,7 @@ for script in openmp.sbatch cuda.sbatch threads.sbatch; do
     fail "$script: --signal=TERM@'$signal' does not fit the time limit of $limit s"
   fi
 done
-for script in openmp.sbatch cuda.sbatch threads.sbatch plot.sh; do
+for script in openmp.sbatch cuda.sbatch threads.sbatch distributed.sbatch plot.sh; do
   grep -q '^# ---- Site environment' "$root/perf/slurm/$script" &&
     grep -q '^# module load' "$root/perf/slurm/$script"
   verdict $? "$script: a marked place for module load / spack env activate" "$script: no marked site environment"

@@ -28,7 +28,7 @@ class Tilemm(CMakePackage, CudaPackage):
     variant("openmp", default=True, description="Kokkos' OpenMP backend on the host")
     variant("benchmarks", default=False, description="Build tilemm-bench (Google Benchmark)")
     variant("tests", default=False, description="Build the CTest suite (spack install --test)")
-    # No mpi variant yet: tilemm runs on one process. It comes with tilemm's MPI support.
+    variant("mpi", default=False, description="Distributed GEMM over MPI ranks (SUMMA)")
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.22:", type="build")
@@ -60,6 +60,7 @@ class Tilemm(CMakePackage, CudaPackage):
     depends_on("nlohmann-json@3:")
     depends_on("cli11")
     depends_on("openssl")
+    depends_on("mpi", when="+mpi")
     depends_on("benchmark", when="+benchmarks")
     depends_on("googletest", when="+tests")
     depends_on("python@3:", type="build", when="+tests")
@@ -70,6 +71,7 @@ class Tilemm(CMakePackage, CudaPackage):
         args = [
             self.define_from_variant("TILEMM_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("TILEMM_ENABLE_TESTS", "tests"),
+            self.define_from_variant("TILEMM_ENABLE_MPI", "mpi"),
             self.define("TILEMM_REQUIRE_BACKENDS", backends),
         ]
         if spec.satisfies("+cuda"):
