@@ -6,12 +6,15 @@
 // Each benchmark times one kernel on one problem with manual time: the seconds of fenced kernel
 // runs, C reset before each outside the clock. Counters: FLOP/s (2 m n k per product), bytes (the
 // least traffic a product needs: A and B read once, C written once and read too when beta != 0),
-// intensity (FLOP per byte), and the last run's validation error against the double-precision
-// KokkosBlas::gemm with its tolerance. Problems come from the CLI's YAML specs (one source of
-// truth for a study) or from --sizes; the other options narrow either. Kokkos is initialized once
-// around the whole run. Exit status as the CLI's: 0, 1 when a result failed validation, 2 for bad
-// input, 3 for a runtime failure.
+// intensity (FLOP per byte), and the last run's validation errors with their tolerance, judged as
+// the CLI judges them (the error against the double-precision KokkosBlas::gemm, and Freivalds'
+// check, which trusts no library: with a wrong BLAS, kokkos-kernels fails and the reference it gave
+// is set aside). Problems come from the CLI's YAML specs (one source of truth for a study) or from
+// --sizes; the other options narrow either. Kokkos is initialized once around the whole run. The
+// run's context goes into the JSON of --benchmark_out; the console gets a line of it. Exit status
+// as the CLI's: 0, 1 when a result failed validation, 2 for bad input, 3 for a runtime failure.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -30,8 +33,12 @@
 #include "tilemm/kokkos_args.hpp"
 #include "tilemm/report.hpp"
 #include "tilemm/runner.hpp"
+#include "tilemm/selection.hpp"
 #include "tilemm/spec.hpp"
 #include "tilemm/validate.hpp"
+
+// The CPU affinity in the context is the process's as it started (context.hpp).
+TILEMM_READ_CPU_AFFINITY_AT_START
 
 namespace {
 
@@ -39,23 +46,8 @@ struct Options {
   std::string backend;
   std::vector<std::string> specs;
   std::vector<std::string> sizes;
-  std::vector<std::string> kernels, precisions, layouts;
+  tilemm::Selection selection;  // --kernels, --precisions, --layouts
 };
-
-bool allowed(const std::vector<std::string>& filter, const std::string& value) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), value) != filter.end();
-}
-
-void check_values(const std::string& option, const std::vector<std::string>& values,
-                  const std::vector<std::string>& known) {
-  for (const auto& v : values) {
-    if (!allowed(known, v)) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw tilemm::InputError(option + ": unknown value '" + v + "'; one of " + list);
-    }
-  }
-}
 
 /// Square problems (N) or m x n x k ones (MxNxK) from --sizes, in every precision and layout the
 /// filters allow, with every kernel.
@@ -93,18 +85,7 @@ std::vector<tilemm::Problem> problems_of(const Options& o, std::vector<tilemm::I
     all.insert(all.end(), loaded.begin(), loaded.end());
   }
   if (o.specs.empty()) all = problems_from_sizes(o);
-  std::vector<tilemm::Problem> kept;
-  for (auto& p : all) {
-    if (!allowed(o.precisions, to_string(p.precision)) || !allowed(o.layouts, to_string(p.layout)))
-      continue;
-    std::vector<tilemm::KernelRun> runs;
-    for (const auto& run : p.runs) {
-      if (allowed(o.kernels, run.kernel)) runs.push_back(run);
-    }
-    p.runs = runs;
-    if (!p.runs.empty()) kept.push_back(p);
-  }
-  return kept;
+  return tilemm::select(std::move(all), o.selection);
 }
 
 /// The problem being benchmarked stays allocated while consecutive benchmarks share it.
@@ -145,8 +126,60 @@ void add_context(const tilemm::RunContext& context) {
   }
 }
 
+/// Google Benchmark's console output with one line of the run's context in place of all of it (a
+/// few kilobytes, Kokkos' configuration included), which goes into the JSON file alone.
+class ConsoleWithoutContext final : public benchmark::ConsoleReporter {
+ public:
+  explicit ConsoleWithoutContext(std::string line)
+      : ConsoleReporter(::isatty(STDOUT_FILENO) ? OO_Color : OO_None), line_(std::move(line)) {}
+  bool ReportContext(const Context& context) override {
+    name_field_width_ = context.name_field_width;
+    printed_header_ = false;
+    prev_counters_.clear();
+    GetErrorStream() << line_ << std::flush;
+    return true;
+  }
+
+ private:
+  std::string line_;
+};
+
+/// "tilemm-bench: openmp, 2 threads, on AMD EPYC ...; kokkos-kernels calls OpenBLAS ...".
+std::string context_line(const tilemm::RunContext& c) {
+  std::string blas;
+  for (const auto& [key, value] : c.backend.details) {
+    if (key == "blas") blas = value;
+  }
+  return "tilemm-bench " + c.tilemm_version + " (git " + c.git_hash + "): " + c.backend.name +
+         ", " + std::to_string(c.backend.concurrency) + " threads, on " + c.backend.device +
+         (blas.empty() ? "" : "; kokkos-kernels calls " + blas) +
+         "\n(the whole context goes into the JSON file of --benchmark_out)\n";
+}
+
+/// Whether Google Benchmark prints its console format: no --benchmark_format=json or csv.
+bool console_format(const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    if (arg.rfind("--benchmark_format=", 0) == 0) return arg == "--benchmark_format=console";
+  }
+  return true;
+}
+
+/// The verdict as the CLI gives it (tilemm::passes), and the message a failed one stops its
+/// benchmark with: "validation failed: error E > tolerance T" (plot.py reads it), or
+/// "validation failed: freivalds_error F > tolerance T" where Freivalds' check failed.
+std::string failure_of(const tilemm::Session& session, double tolerance) {
+  const double error = session.error(), freivalds = session.freivalds_error();
+  if (tilemm::passes(error, freivalds, session.reference_valid(), tolerance)) return "";
+  const bool freivalds_failed = !(freivalds <= tolerance);
+  char message[128];  // %g: errors and tolerances are near 1e-7 or 1e-16
+  std::snprintf(message, sizeof message, "validation failed: %s %g > tolerance %g",
+                freivalds_failed ? "freivalds_error" : "error",
+                freivalds_failed ? freivalds : error, tolerance);
+  return message;
+}
+
 /// Registers a benchmark for each kernel run of each planned problem, timed by the run's own
-/// clock (manual time) and with the CLI's counters; a result past its tolerance clears
+/// clock (manual time) and with the CLI's counters; a result that fails the CLI's checks clears
 /// `all_passed` and ends its benchmark with an error.
 void register_benchmarks(const std::vector<tilemm::Plan>& plans, const std::string& backend,
                          Sessions& sessions, bool& all_passed) {
@@ -170,6 +203,8 @@ void register_benchmarks(const std::vector<tilemm::Plan>& plans, const std::stri
         state.counters["bytes"] = bytes;
         state.counters["intensity"] = flops / bytes;
         state.counters["error"] = error;
+        state.counters["freivalds_error"] = session.freivalds_error();
+        state.counters["reference_valid"] = session.reference_valid() ? 1 : 0;
         state.counters["tolerance"] = tolerance;
         if (gpu) {  // the CLI's gpu_* columns over the timed iterations, each where NVML gave it
           for (const auto& [name, value] :
@@ -182,12 +217,10 @@ void register_benchmarks(const std::vector<tilemm::Plan>& plans, const std::stri
         }
         state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
         state.SetLabel(tile);
-        if (!(error <= tolerance)) {  // NaN fails too
+        const std::string failure = failure_of(session, tolerance);
+        if (!failure.empty()) {
           all_passed = false;
-          char message[96];  // %g: errors and tolerances are near 1e-7 or 1e-16
-          std::snprintf(message, sizeof message, "validation failed: error %g > tolerance %g",
-                        error, tolerance);
-          state.SkipWithError(message);
+          state.SkipWithError(failure.c_str());
         }
       };
       benchmark::RegisterBenchmark(benchmark_name(p, p.runs[r].kernel, backend).c_str(), body)
@@ -210,15 +243,17 @@ int run_benchmarks(int argc, char** argv) {
   app.add_option("--sizes", o.sizes, "without --spec: N (square) or MxNxK, comma separated")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--kernels", o.kernels, "only these kernels (comma separated)")->delimiter(',');
-  app.add_option("--precisions", o.precisions, "only float, double")->delimiter(',');
-  app.add_option("--layouts", o.layouts, "only right, left")->delimiter(',');
+  app.add_option("--kernels", o.selection.kernels, "only these kernels (comma separated)")
+      ->delimiter(',');
+  app.add_option("--precisions", o.selection.precisions, "only float, double")->delimiter(',');
+  app.add_option("--layouts", o.selection.layouts, "only right, left")->delimiter(',');
   app.footer(
       "Google Benchmark's flags pass through: --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
       "--benchmark_out_format=json, --benchmark_repetitions=N, --benchmark_min_time=SECONDS, ...\n"
       "Kokkos' flags too: --kokkos-num-threads=N, --kokkos-device-id=N.");
 
   // Google Benchmark takes its flags out of argv first; --help is answered with ours.
+  const bool console = console_format(ours);
   std::vector<char*> bench_argv = {argv[0]};
   for (auto& arg : ours) {
     if (arg == "--help" || arg == "-h") {
@@ -237,26 +272,30 @@ int run_benchmarks(int argc, char** argv) {
     return app.exit(e) == 0 ? tilemm::kExitOk : tilemm::kExitInputError;
   }
   kokkos_args.check();  // after --help, which needs no Kokkos
-  check_values("--kernels", o.kernels, tilemm::kernel_names());
-  check_values("--precisions", o.precisions, {"float", "double"});
-  check_values("--layouts", o.layouts, {"right", "left"});
+  const std::string backend =
+      o.backend.empty() ? tilemm::default_backend() : tilemm::lower_case(o.backend);
+  tilemm::check_backend(backend);
   std::vector<tilemm::InputFile> inputs;
   const std::vector<tilemm::Problem> problems = problems_of(o, inputs);
-  if (problems.empty()) throw tilemm::InputError("no problem is left after the filters");
 
   Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());
   tilemm::check_host_threads();
 
-  const std::string backend = o.backend.empty() ? tilemm::default_backend() : o.backend;
-  tilemm::check_backend(backend);
   const std::vector<tilemm::Plan> plans = tilemm::plan(problems, backend);
-  add_context(tilemm::gather_context(backend, std::move(inputs),
-                                     std::vector<std::string>(argv, argv + argc)));
+  auto context = tilemm::gather_context(backend, std::move(inputs),
+                                        std::vector<std::string>(argv, argv + argc));
+  context.selection = o.selection.given();
+  add_context(context);
 
   Sessions sessions(backend);
   bool all_passed = true;
   register_benchmarks(plans, backend, sessions, all_passed);
-  benchmark::RunSpecifiedBenchmarks();
+  if (console) {
+    ConsoleWithoutContext reporter(context_line(context));
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   sessions.clear();  // before Kokkos finalizes
   benchmark::Shutdown();
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;

@@ -242,8 +242,9 @@ def gbench_spread(runs, seconds):
     return fastest, slowest, "min..max"
 
 
-# tilemm-bench stops a benchmark whose result fails validation with this message (no counters then).
-VALIDATION_FAILED = re.compile(r"validation failed: error (\S+) > tolerance (\S+)")
+# tilemm-bench stops a benchmark whose result fails validation with this message (no counters then):
+# the error against the reference, or Freivalds' error where that check failed.
+VALIDATION_FAILED = re.compile(r"validation failed: (?:freivalds_)?error (\S+) > tolerance (\S+)")
 
 
 def read_gbench(doc, source):

@@ -39,6 +39,10 @@
 #include "tilemm/utf8.hpp"
 #include "tilemm/vendor_library.hpp"
 
+// The CPU affinity the results record is the process's as it started, before the OpenMP runtime
+// pins the main thread.
+TILEMM_READ_CPU_AFFINITY_AT_START
+
 namespace {
 
 tilemm::StopFlag g_stop = 0;

@@ -27,11 +27,19 @@ std::string kokkos_version() {
 
 namespace {
 
+/// The processors the process could run on when it started (read_start_cpu_affinity), zero-filled
+/// at load time: plain data, which code that runs before any constructor may write.
+cpu_set_t g_start_affinity;
+bool g_start_affinity_read = false;
+
 /// The processors this process may run on, as ranges: "0-3,8"; "" when the system does not say.
+/// Those it could run on when it started, where they were read then.
 std::string cpu_affinity() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  cpu_set_t set = g_start_affinity;
+  if (!g_start_affinity_read) {
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  }
   std::string text;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &set)) continue;
@@ -66,6 +74,11 @@ std::string environment_value(const char* name) {
 }
 
 }  // namespace
+
+void read_start_cpu_affinity() noexcept {
+  CPU_ZERO(&g_start_affinity);
+  g_start_affinity_read = sched_getaffinity(0, sizeof g_start_affinity, &g_start_affinity) == 0;
+}
 
 std::string version_text() {
   return std::string("tilemm ") + TILEMM_VERSION + " (git " + TILEMM_GIT_HASH + ")\nKokkos " +

@@ -32,6 +32,21 @@ struct RunContext {
   std::vector<std::pair<std::string, std::vector<std::string>>> selection;
 };
 
+/// Reads the processors this process may run on, for the context's cpu_affinity. The OpenMP
+/// runtime pins the main thread to one of them as it loads, before main() (OMP_PROC_BIND=spread
+/// leaves it one processor): an executable calls this from its .preinit_array, which runs before
+/// any library's initialization (TILEMM_READ_CPU_AFFINITY_AT_START). Uses no C++ runtime.
+void read_start_cpu_affinity() noexcept;
+
+/// Put in an executable's source at namespace scope: read_start_cpu_affinity() before any library
+/// starts. (ELF's .preinit_array; a shared library cannot have one.)
+#define TILEMM_READ_CPU_AFFINITY_AT_START                                                      \
+  extern "C" void tilemm_read_cpu_affinity(int, char**, char**) {                              \
+    tilemm::read_start_cpu_affinity();                                                         \
+  }                                                                                            \
+  __attribute__((section(".preinit_array"), used)) void (*const tilemm_cpu_affinity_at_start)( \
+      int, char**, char**) = tilemm_read_cpu_affinity;
+
 /// Gathers the context of a run on `backend` (Kokkos initialized) that read `inputs`.
 RunContext gather_context(const std::string& backend, std::vector<InputFile> inputs,
                           const std::vector<std::string>& command_line);

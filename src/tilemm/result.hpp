@@ -18,6 +18,13 @@ inline constexpr double kNoisyVariation = 0.05;
 /// The fewest timed runs whose spread can call a timing noisy.
 inline constexpr int kNoisyMinRuns = 3;
 
+/// The verdict of a result's two checks (validate.hpp): Freivalds' error within the tolerance, and
+/// the error against the reference too, unless that reference fails Freivalds' check itself (a
+/// wrong vendor BLAS gives a wrong reference, which then proves nothing). NaN fails.
+inline bool passes(double error, double freivalds_error, bool reference_valid, double tolerance) {
+  return freivalds_error <= tolerance && (error <= tolerance || !reference_valid);
+}
+
 struct TimeStats {
   double min = 0, median = 0, max = 0, mean = 0;  // seconds
   double stddev = 0;          // sample standard deviation (n - 1); 0 for fewer than two runs

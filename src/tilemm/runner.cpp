@@ -132,8 +132,7 @@ bool run(const Plan& plan, const std::string& name,
     res.utc_time = system_info::utc_now();
     // Both checks count, but a reference that fails Freivalds' check itself cannot fail a kernel.
     res.reference_valid = session->reference_valid();
-    res.passed = res.freivalds_error <= res.tolerance &&
-                 (res.error <= res.tolerance || !res.reference_valid);
+    res.passed = passes(res.error, res.freivalds_error, res.reference_valid, res.tolerance);
     res.gflops = flops / res.time.median * 1e-9;
     res.gflops_best = flops / res.time.min * 1e-9;
     on_result(res);
