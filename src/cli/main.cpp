@@ -25,6 +25,8 @@
 #include <string>
 #include <tuple>
 
+#include "listings.hpp"
+#include "progress.hpp"
 #include "tilemm/atomic_file.hpp"
 #include "tilemm/context.hpp"
 #include "tilemm/distributed/block_cyclic.hpp"
@@ -117,32 +119,10 @@ struct Options {
   std::string backend;
   std::string json, csv;
   bool quiet = false;
-  bool list_backends = false;
+  bool list_backends = false, list_kernels = false, list_specs = false;
   bool gpu_aware_mpi = false;
   tilemm::Selection selection;  // --problems, --kernels, --precisions, --layouts
 };
-
-/// How an MPI run of several ranks spreads a problem: " summa 2x2 block=256 panel=256", or
-/// " replicated on 4 ranks"; "" for a run of one process.
-std::string describe_spread(const tilemm::Problem& p) {
-  namespace distributed = tilemm::distributed;
-  const int ranks = distributed::size();
-  const tilemm::Distribution& d = p.distribution;
-  if (ranks == 1) return "";
-  if (d.spread == "replicated") return " replicated on " + std::to_string(ranks) + " ranks";
-  const auto [rows, cols] = distributed::grid_of(p, ranks);
-  const auto [block, panel] = distributed::block_and_panel(p);
-  return " summa " + std::to_string(rows) + "x" + std::to_string(cols) +
-         " block=" + std::to_string(block) + " panel=" + std::to_string(panel);
-}
-
-std::string describe_problem(const tilemm::Problem& p) {
-  std::string kernels;
-  for (const auto& run : p.runs) kernels += " " + run.kernel;
-  return p.origin.name + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
-         " k=" + std::to_string(p.k) + " " + to_string(p.precision) + " " + to_string(p.layout) +
-         " op=" + to_string(p.trans_a) + to_string(p.trans_b) + describe_spread(p) + ":" + kernels;
-}
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
@@ -184,12 +164,13 @@ std::vector<tilemm::Problem> load_problems(Options& options, const std::string& 
   }
   std::vector<tilemm::Problem> problems;
   tilemm::distributed::on_all_ranks([&] {
+    tilemm::cli::check_specs_exist(options.specs);
     for (const auto& spec : options.specs) {
       auto loaded = tilemm::load_spec(spec, first ? inputs : nullptr, /*scan_values=*/first);
       problems.insert(problems.end(), loaded.begin(), loaded.end());
     }
     problems = tilemm::select(std::move(problems), options.selection);
-    if (!options.list_backends && first) {
+    if (first) {
       tilemm::check_output_files(options.specs, options.json, options.csv, problems, backend);
     }
   });
@@ -218,27 +199,26 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
                       : results_on_stdout              ? std::cerr
                                                        : std::cout);
   bool all_passed = true;
+  tilemm::cli::Progress progress(tilemm::cli::progress_mode(options.quiet), plans);
+  std::size_t expected = 0;
+  for (const auto& plan : plans) expected += plan.launches.size();
+  tilemm::cli::Summary summary(expected);
   const auto on_result = [&](const tilemm::Result& r) {
-    table.row(r);
+    progress.finished(r, [&] { table.row(r); });
     try {
       for (auto& f : files) f->add(r);
     } catch (const std::exception& e) {
       throw tilemm::RuntimeFailure(e.what());  // the results file, not the run, failed
     }
     all_passed = all_passed && r.passed;
+    summary.add(r);
   };
   try {
     open("--json", options.json, ResultsFile::Format::Json);
     open("--csv", options.csv, ResultsFile::Format::Csv);
     for (std::size_t i = 0; i < plans.size(); ++i) {
-      if (!options.quiet) {
-        // One write for the whole line (std::cerr writes each << at once), so that a log that
-        // other processes write to too never holds it in pieces.
-        std::cerr << ("[" + std::to_string(i + 1) + "/" + std::to_string(plans.size()) + "] " +
-                      describe_problem(*plans[i].problem) + "\n")
-                  << std::flush;
-      }
-      if (!tilemm::run(plans[i], backend, on_result, &g_stop)) break;
+      progress.problem_started(i);
+      if (!tilemm::run(plans[i], backend, on_result, &g_stop, &progress)) break;
     }
   } catch (const std::exception& e) {
     // Each file records the failure if it still can; the failure itself is what the user sees.
@@ -250,6 +230,8 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
     }
     throw;
   }
+  progress.stop();
+  const std::string summary_line = options.quiet ? "" : summary.line({options.json, options.csv});
   // A signal to any rank of an MPI run stopped every rank (runner.cpp): all end as that rank does.
   const auto [signum, rank] = tilemm::distributed::max_and_rank(g_stop);
   g_run_over = 1;
@@ -258,11 +240,13 @@ int run_all(const std::vector<tilemm::Plan>& plans, const std::string& backend,
     if (g_signal_notes) {
       std::cerr << "tilemm: stopped by signal " << int(signum) << " (" << signal_name(int(signum))
                 << (rank > 0 ? ", on rank " + std::to_string(rank) : "")
-                << "); finished results are kept\n";
+                << "); finished results are kept\n"
+                << summary_line;
     }
     return 128 + int(signum);
   }
   for (auto& f : files) f->finish("complete");
+  std::cerr << summary_line;
   return all_passed ? tilemm::kExitOk : tilemm::kExitValidationFailed;
 }
 
@@ -314,12 +298,15 @@ void add_options(CLI::App& app, Options& options) {
   app.add_option("--csv", options.csv, "write results as CSV to FILE ('-': stdout, at the end)")
       ->type_name("FILE")
       ->check(not_empty("file name"));
-  app.add_flag("-q,--quiet", options.quiet, "no progress lines on stderr");
+  app.add_flag("-q,--quiet", options.quiet, "no progress and no summary on stderr");
   app.add_flag("--list-backends", options.list_backends,
                "print the backends of this build and exit");
   app.add_flag("--gpu-aware-mpi", options.gpu_aware_mpi,
                "MPI runs on GPUs: hand MPI the GPU buffers (an MPI built CUDA-aware) instead of "
                "staging them through host memory");
+  app.add_flag("--list-kernels", options.list_kernels, "print the kernels and exit");
+  app.add_flag("--list-specs", options.list_specs,
+               "print the shipped specs (installed, or the checkout's inputs/) and exit");
   app.set_version_flag("--version", tilemm::version_text());
   app.footer(
       "Kokkos options pass through: --kokkos-num-threads=N, --kokkos-device-id=N, --kokkos-help.\n"
@@ -340,6 +327,21 @@ void add_selection_options(CLI::App& app, tilemm::Selection& selection) {
         ->delimiter(',')
         ->allow_extra_args(false);
   }
+}
+
+/// What --list-kernels, --list-specs and --list-backends print, before Kokkos starts; nothing
+/// else runs then. Returns false when none of them was given.
+bool print_lists(const Options& options) {
+  if (options.list_kernels) tilemm::cli::list_kernels(std::cout);
+  if (options.list_specs && !tilemm::cli::list_specs(std::cout)) {
+    throw tilemm::InputError("--list-specs: no shipped specs beside this tilemm, nor a checkout");
+  }
+  if (options.list_backends) {
+    for (const auto& name : tilemm::available_backends()) {
+      std::cout << name << (name == tilemm::default_backend() ? " (default)" : "") << "\n";
+    }
+  }
+  return options.list_kernels || options.list_specs || options.list_backends;
 }
 
 int run_cli(int argc, char** argv) {
@@ -370,17 +372,20 @@ int run_cli(int argc, char** argv) {
   }
   kokkos_args.check();  // after --help and --version, which need no Kokkos; before Kokkos starts
   tilemm::check_stacks();
-  if (options.specs.empty() && !options.list_backends && kokkos_args.help()) {
+  if (print_lists(options)) return tilemm::kExitOk;
+  if (options.specs.empty() && kokkos_args.help()) {
     Kokkos::ScopeGuard kokkos(kokkos_args.argc(), kokkos_args.argv());  // prints Kokkos' help
     return tilemm::kExitOk;
   }
-  if (options.specs.empty() && !options.list_backends) {
-    std::cerr << "tilemm: error: no spec file given (try: tilemm inputs/quickstart.yaml)\n";
+  if (options.specs.empty()) {
+    std::cerr << "tilemm: error: no spec file given (" + tilemm::cli::specs_hint() + ")\n";
     return tilemm::kExitInputError;
   }
 
   // Everything about the input is checked before Kokkos starts or anything is computed.
-  const std::string backend = options.backend.empty() ? tilemm::default_backend() : options.backend;
+  const std::string backend =
+      options.backend.empty() ? tilemm::default_backend() : tilemm::lower_case(options.backend);
+  tilemm::distributed::on_all_ranks([&] { tilemm::check_backend(backend); });
   if (options.gpu_aware_mpi) {
     tilemm::distributed::on_all_ranks([] { tilemm::distributed::request_device_buffers(); });
   }
@@ -394,17 +399,8 @@ int run_cli(int argc, char** argv) {
   }
   tilemm::check_host_threads();
 
-  if (options.list_backends) {
-    for (const auto& name : tilemm::available_backends()) {
-      std::cout << name << (name == tilemm::default_backend() ? " (default)" : "") << "\n";
-    }
-    return tilemm::kExitOk;
-  }
   std::vector<tilemm::Plan> plans;
-  tilemm::distributed::on_all_ranks([&] {
-    tilemm::check_backend(backend);
-    plans = tilemm::plan(problems, backend);
-  });
+  tilemm::distributed::on_all_ranks([&] { plans = tilemm::plan(problems, backend); });
   auto context =
       gather_run_context(backend, std::move(inputs), std::vector<std::string>(argv, argv + argc));
   context.selection = options.selection.given();

@@ -42,8 +42,9 @@ bool raised(const StopFlag* stop) {
 /// whichever last longer) and times its repeats, into `res`. Returns false when `stop` was raised
 /// before every timed run was done.
 bool time_kernel(Session& session, std::size_t r, const std::string& backend, const StopFlag* stop,
-                 Result& res) {
+                 RunObserver* observer, Result& res) {
   const Problem& p = *res.problem;
+  if (observer) observer->kernel_started(r);
   session.run(r);
   const double first_error = session.error(), first_freivalds = session.freivalds_error();
   const auto warmup_start = std::chrono::steady_clock::now();
@@ -55,10 +56,14 @@ bool time_kernel(Session& session, std::size_t r, const std::string& backend, co
   while (distributed::any_rank(warming()) && !raised(stop)) {
     session.run(r);
     ++res.warmup_runs;
+    if (observer) observer->warmed_up(res.warmup_runs);
   }
   std::vector<double> samples;
   GpuMonitor::Watch watch(gpu_monitor(backend));
-  for (int i = 0; i < p.repeats && !raised(stop); ++i) samples.push_back(session.run(r));
+  for (int i = 0; i < p.repeats && !raised(stop); ++i) {
+    samples.push_back(session.run(r));
+    if (observer) observer->timed(i + 1, p.repeats, samples.back());
+  }
   res.gpu = watch.finish();
   // A signal during the last timed run leaves every run done: that result is kept.
   if (int(samples.size()) < p.repeats) return false;
@@ -93,7 +98,8 @@ std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
 }
 
 bool run(const Plan& plan, const std::string& name,
-         const std::function<void(const Result&)>& on_result, const StopFlag* stop) {
+         const std::function<void(const Result&)>& on_result, const StopFlag* stop,
+         RunObserver* observer) {
   const Problem& p = *plan.problem;
   if (raised(stop)) return false;
   std::unique_ptr<Session> session;
@@ -116,7 +122,7 @@ bool run(const Plan& plan, const std::string& name,
 
     if (raised(stop)) return false;
     try {
-      if (!time_kernel(*session, r, name, stop, res)) return false;
+      if (!time_kernel(*session, r, name, stop, observer, res)) return false;
       if (!p.c_out.empty()) {
         res.c_out = expand_path_template(p.c_out, p, p.runs[r], name);
         session->write_c(res.c_out);

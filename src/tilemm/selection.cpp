@@ -25,7 +25,7 @@ void check_present(const std::string& option, const std::vector<std::string>& va
     if (option == "--kernels" &&
         std::find(kernels.begin(), kernels.end(), value) == kernels.end()) {
       throw InputError(option + ": '" + value + "' is no kernel" + suggestion(value, kernels) +
-                       "; the kernels: " + join(kernels));
+                       "; the kernels: " + join(kernels) + " (tilemm --list-kernels)");
     }
     throw InputError(option + ": no problem of the specs has '" + value + "'" +
                      suggestion(value, have) + "; they have: " + join(have));

@@ -93,7 +93,7 @@ TEST(Selection, RefusesNamesTheSpecsLack) {
   expect_refused(s, {"--problems: no problem of the specs has 'c'", "they have: a, b"});
   s = {};
   s.kernels = {"cublas"};
-  expect_refused(s, {"'cublas' is no kernel", "did you mean 'kokkos-kernels'"});
+  expect_refused(s, {"'cublas' is no kernel", "did you mean 'kokkos-kernels'", "--list-kernels"});
   s.kernels = {"tensor-tilde"};
   expect_refused(s, {"did you mean 'tensor-tiled'"});
   s = {};
