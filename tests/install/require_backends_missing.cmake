@@ -2,15 +2,10 @@
 #   -DMISSING=... -P this file:
 # configures tilemm with TILEMM_REQUIRE_BACKENDS=MISSING, a backend Kokkos_DIR's Kokkos lacks, and
 # checks that configure fails, naming it, before it goes on.
+include(${CMAKE_CURRENT_LIST_DIR}/expect_refusal.cmake)
 file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK} -G ${GENERATOR}
-                        -DCMAKE_CXX_COMPILER=${CXX} -DKokkos_DIR=${Kokkos_DIR}
-                        -DKokkosKernels_DIR=${KokkosKernels_DIR}
-                        -DTILEMM_REQUIRE_BACKENDS=${MISSING}
-                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-string(REGEX REPLACE "[ \n]+" " " flat "${out}")
-if(status EQUAL 0 OR NOT flat MATCHES "\\(missing: ${MISSING}\\)"
-   OR NOT flat MATCHES "does NOT provide all backends")
-  message(FATAL_ERROR "configure did not refuse TILEMM_REQUIRE_BACKENDS=${MISSING}:\n${out}")
-endif()
+expect_refusal(${WORK} "does NOT provide all backends.*\\(missing: ${MISSING}\\)"
+               "TILEMM_REQUIRE_BACKENDS=${MISSING}" -DCMAKE_CXX_COMPILER=${CXX}
+               -DKokkos_DIR=${Kokkos_DIR} -DKokkosKernels_DIR=${KokkosKernels_DIR}
+               -DTILEMM_REQUIRE_BACKENDS=${MISSING})
 file(REMOVE_RECURSE ${WORK})
