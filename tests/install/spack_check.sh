@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Checks tilemm's Spack environments and package recipe with a real Spack: the spack command in
 # TILEMM_SPACK, else the one on PATH; exit status 77 (skipped) without either.
-#   spack_check.sh SOURCE WORK env FILE [REGEX...]    concretizes a copy of the environment FILE
-#   spack_check.sh SOURCE WORK spec "SPEC" [REGEX...] `spack spec SPEC` with the recipe's repository
-# Each extended REGEX must match a line of what Spack prints (the concretized specs). Everything is
+#   spack_check.sh SOURCE WORK env FILE [REGEX...]      concretizes a copy of the environment FILE
+#   spack_check.sh SOURCE WORK spec "SPEC" [REGEX...]   `spack spec SPEC` with the recipe's repository
+#   spack_check.sh SOURCE WORK refuse "SPEC" [REGEX...] the same, which must fail
+# Each extended REGEX must match a line of what Spack prints (the concretized specs, or for refuse
+# its message). Spack concretizes afresh (--fresh): an installed tilemm or Kokkos is never reused,
+# so what is checked is the recipe as it stands, not what an earlier recipe installed. Everything is
 # written into the folder WORK: the source tree and the user's Spack configuration stay untouched
 # (the recipe's repository is added for these commands only, in a configuration scope of WORK).
 set -euo pipefail
@@ -22,15 +25,22 @@ printf 'repos:\n  tilemm: %s/scripts/spack-repo/spack_repo/tilemm\n' "$source_di
 if [[ $what == env ]]; then
   mkdir "$work/env"
   cp "$subject" "$work/env/spack.yaml"
-  command=("$spack" -C "$work/scope" -e "$work/env" concretize)
+  command=("$spack" -C "$work/scope" -e "$work/env" concretize --fresh)
 else
   read -r -a words <<<"$subject"
-  command=("$spack" -C "$work/scope" spec "${words[@]}")
+  command=("$spack" -C "$work/scope" spec --fresh "${words[@]}")
 fi
 echo "${command[*]}"
-"${command[@]}" >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; exit 1; }
-
 status=0
+"${command[@]}" >"$work/out.txt" 2>&1 || status=$?
+if [[ $what == refuse ]]; then
+  ((status != 0)) || { cat "$work/out.txt"; echo "FAIL: Spack concretized '$subject'"; exit 1; }
+  status=0
+elif ((status != 0)); then
+  cat "$work/out.txt"
+  exit 1
+fi
+
 for regex in "$@"; do
   if ! grep -Eq -- "$regex" "$work/out.txt"; then
     echo "FAIL: no line matches '$regex'"
@@ -38,8 +48,8 @@ for regex in "$@"; do
   fi
 done
 # The versions Spack chose, for the log (and the README's record of what was checked).
-grep -oE '(tilemm|kokkos|kokkos-kernels|cuda|openblas)@[^ ~+]+' "$work/out.txt" | sort -u |
-  tr '\n' ' '
+grep -oE '(tilemm|kokkos|kokkos-kernels|cuda|openblas|openmpi|mpich|nccl)@[^ ~+]+' \
+  "$work/out.txt" | sort -u | tr '\n' ' ' || true
 echo
 ((status == 0)) || cat "$work/out.txt"
 exit $status

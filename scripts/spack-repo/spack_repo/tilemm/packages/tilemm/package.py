@@ -26,16 +26,24 @@ class Tilemm(CMakePackage, CudaPackage):
     version("main", branch="main")
 
     variant("openmp", default=True, description="Kokkos' OpenMP backend on the host")
+    variant("mpi", default=True, description="One GEMM over the ranks of an MPI run (SUMMA)")
     variant("benchmarks", default=False, description="Build tilemm-bench (Google Benchmark)")
-    variant("tests", default=False, description="Build the CTest suite (spack install --test)")
-    variant("mpi", default=False, description="Distributed GEMM over MPI ranks (SUMMA)")
+    variant(
+        "tests",
+        default=False,
+        description="Build the CTest suite, which spack install --test=root then runs",
+    )
+
+    # The installed executable, checked once the install step ends.
+    sanity_check_is_file = ["bin/tilemm"]
 
     depends_on("cxx", type="build")
     depends_on("cmake@3.22:", type="build")
 
     # Kokkos 5 needs C++20 and drops deprecated interfaces: allowed once a build with it passes
     # the test suite. Kokkos Kernels' own recipe holds it at Kokkos' version.
-    depends_on("kokkos@4:4")
+    # Serial is one of the backends every tilemm build runs (and its kernel tests cover).
+    depends_on("kokkos@4:4 +serial")
     depends_on("kokkos-kernels@4:4 +blas")
     depends_on("kokkos +openmp", when="+openmp")
     depends_on("kokkos-kernels +openmp", when="+openmp")
@@ -55,26 +63,47 @@ class Tilemm(CMakePackage, CudaPackage):
     depends_on("kokkos +cuda_lambda", when="+cuda")
     depends_on("kokkos ~cuda", when="~cuda")
     conflicts("cuda_arch=none", when="+cuda", msg="+cuda needs the GPU's cuda_arch, e.g. 90")
+    # tilemm's kernels and its GPU telemetry are written for CUDA: a Kokkos with another device
+    # backend would concretize and then fail to build.
+    conflicts("^kokkos +rocm", msg="tilemm runs on CUDA GPUs only: build Kokkos without +rocm")
+    conflicts("^kokkos +sycl", msg="tilemm runs on CUDA GPUs only: build Kokkos without +sycl")
+
+    # The distributed GEMM: MPI between the ranks, and between GPUs NCCL's broadcasts. CMake is
+    # told to require MPI, so that a build never links whatever MPI a module left on the path.
+    depends_on("mpi", when="+mpi")
+    for arch in CudaPackage.cuda_arch_values:
+        depends_on(f"nccl cuda_arch={arch}", when=f"+mpi +cuda cuda_arch={arch}")
 
     depends_on("yaml-cpp")
     depends_on("nlohmann-json@3:")
     depends_on("cli11")
     depends_on("openssl")
-    depends_on("mpi", when="+mpi")
     depends_on("benchmark", when="+benchmarks")
     depends_on("googletest", when="+tests")
     depends_on("python@3:", type="build", when="+tests")
 
     def cmake_args(self):
         spec = self.spec
-        backends = [name for name in ("OpenMP", "CUDA") if spec.satisfies(f"+{name.lower()}")]
+        backends = ["Serial"]
+        backends += [name for name in ("OpenMP", "CUDA") if spec.satisfies(f"+{name.lower()}")]
         args = [
             self.define_from_variant("TILEMM_ENABLE_BENCHMARKS", "benchmarks"),
             self.define_from_variant("TILEMM_ENABLE_TESTS", "tests"),
             self.define_from_variant("TILEMM_ENABLE_MPI", "mpi"),
             self.define("TILEMM_REQUIRE_BACKENDS", backends),
         ]
+        # The commit the results report, as git describe abbreviates it: the one Spack resolved the
+        # version to (a `spack develop` tree has none, and CMake asks its .git instead).
+        if "commit" in spec.variants:
+            args.append(self.define("TILEMM_GIT_HASH", spec.variants["commit"].value[:12]))
         if spec.satisfies("+cuda"):
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
             args.append(self.define("TILEMM_NVML_INCLUDE_DIR", spec["cuda"].prefix.include))
+        if spec.satisfies("+mpi +cuda"):
+            args.append(self.define("NCCL_ROOT", spec["nccl"].prefix))
         return args
+
+    def test_version(self):
+        """tilemm --version names the build and its Kokkos (spack test run tilemm)"""
+        out = which(self.prefix.bin.tilemm)("--version", output=str.split, error=str.split)
+        assert "Kokkos" in out
