@@ -2,12 +2,12 @@
 # The distributed GEMM's scaling study on one multi-GPU machine: weak scaling (16384 x 16384 of C
 # per GPU, k = 16384) and strong scaling (n = 32768) over 1, 2 and 4 ranks, one GPU a rank, with
 # NCCL and with host-staged MPI, as dated JSON. perf/plot.py makes scaling.png and scaling.csv of
-# them; perf/README.md, "Distributed GEMM over 4 H200", holds the recorded run.
+# them; perf/README.md, "Several GPUs", holds the recorded run. The specs are perf/specs/summa-*.yaml.
 #
 #   perf/summa-study.sh OUT_DIR
 #
 # With TILEMM_STUDY=panels it runs weak scaling alone, over NCCL, with SUMMA's block and panel swept
-# (results/specs/2026-11-26-summa-panels-P.yaml: block 2048 to 8192, panel 1024 to 8192; about 4
+# (perf/specs/summa-panels-P.yaml: block 2048 to 8192, panel 1024 to 8192; about 4
 # minutes on 4 H200), and ends with a table of weak efficiency and comm_exposed per block and panel
 # (OUT_DIR/panels.md).
 #
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
 tilemm=${TILEMM:-build-cuda/src/tilemm}
-specs=perf/results/specs/2026-11-26-summa
+specs=perf/specs/summa
 day=$(date -u +%Y-%m-%d)
 export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} OMP_PROC_BIND=${OMP_PROC_BIND:-false}
 read -r -a mpirun <<<"${MPIRUN:-mpirun --bind-to none}"

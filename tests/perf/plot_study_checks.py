@@ -3,8 +3,8 @@
 import csv
 import json
 
-from plot_checks import (CLI_FILES, ROOT, VENDOR_NAME, check, close, expected_efficiency, number,
-                         platform_of, plot_in_process, plot_run, summary_row)
+from plot_checks import (CLI_FILES, DATA, ROOT, VENDOR_NAME, check, close, expected_efficiency,
+                         number, platform_of, plot_in_process, plot_run, summary_row)
 
 
 def check_thread_scaling(tmp):
@@ -125,9 +125,9 @@ def check_default_out(tmp):
 
 def check_bad_inputs(tmp):
     """A CSV file, a missing file and an --out that is a file get messages, not tracebacks."""
-    csv_file = ROOT / "perf" / "results" / "2026-11-25-h200-square-gpu-3f9c602.csv"
+    csv_file = DATA / "2026-11-25-h200-square-gpu-3f9c602.csv"
     run = plot_run([CLI_FILES[0], str(csv_file), str(tmp / "none.json"),
-                          "--out", str(tmp / "bad-plots")])
+                    "--out", str(tmp / "bad-plots")])
     check(run.returncode == 1 and "a CSV file: give the --json file" in run.stderr
           and "none.json: skipped" in run.stderr and "Traceback" not in run.stderr
           and (tmp / "bad-plots" / "summary.csv").exists(),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 # The checks shared with plot_study_checks.py, beside this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plot_checks import (CLI_FILES, FAILURES, FIXTURE, PLOT, PNG_SIGNATURE, ROOT, SYNTHETIC,  # noqa: E402
+from plot_checks import (CLI_FILES, DATA, FAILURES, FIXTURE, PLOT, PNG_SIGNATURE, ROOT, SYNTHETIC,  # noqa: E402
                          check, close, expected_efficiency, harmonic_mean, number, plot_in_process,
                          plot_run, raw_cli_results, summary_row)
 from plot_study_checks import (check_bad_inputs, check_default_out, check_scaling,  # noqa: E402
@@ -108,8 +108,8 @@ def check_gpu_telemetry():
     """A GPU result file with the clock and power (2026-11-25 on) carries them into the summary rows;
     one from before leaves them empty."""
     plot = load_reader()
-    name = "2026-11-25-h200-telemetry-on1.json"
-    with open(ROOT / "perf" / "results" / name) as f:
+    name = "2026-11-25-telemetry-on1.json"
+    with open(ROOT / "perf" / "results" / "h200" / name) as f:
         rows = plot.read_cli(json.load(f), name)
     double = [r for r in rows if r["kernel"] == "register-tiled" and r["precision"] == "double"
               and r["m"] == 4096]
@@ -138,8 +138,8 @@ def check_vendor_library_names():
           "a BLAS with a thread count of its own says on how many threads it ran")
 
 
-NEW_FILES = {study: str(ROOT / "perf" / "results" / ("2026-11-26-h200-%s-3bebfb9.json" % study))
-             for study in ("square-gpu", "small-skinny")}
+NEW_FILES = {"square-gpu": str(ROOT / "perf" / "results" / "h200" / "2026-11-26-square-gpu-3bebfb9.json"),
+             "small-skinny": str(DATA / "2026-11-26-h200-small-skinny-3bebfb9.json")}
 
 
 def check_figures(tmp):
