@@ -1,5 +1,5 @@
 // How many shared-memory wavefronts a warp's 16-byte reads (LDS.128) and 8-byte stores (STS.64)
-// take, for the lane orders a register-tiled GEMM team can give its thread tiles (perf/README.md).
+// take, for the lane orders a register-tiled GEMM team can give its thread tiles (perf/ladder.md).
 // Each kernel repeats one access pattern of a 256-thread team over a double panel of 8 rows of
 // 128 + pad; ncu then gives wavefronts per instruction:
 //   m=smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
