@@ -16,8 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPARE = ROOT / "perf" / "compare.py"
-A = ROOT / "perf" / "results" / "2026-11-26-h200-small-skinny-19c7a2e.json"
-B = ROOT / "perf" / "results" / "2026-11-26-h200-small-skinny-d27d125.json"
+A = ROOT / "perf" / "results" / "h200" / "2026-11-26-small-skinny-19c7a2e.json"
+B = ROOT / "perf" / "results" / "h200" / "ladder" / "2026-11-26-small-skinny-d27d125.json"
 FAILURES = []
 
 
