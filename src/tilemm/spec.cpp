@@ -340,7 +340,9 @@ void check_result_range(const ProblemReader& r, const Problem& base, const Sweep
   const double a = largest_magnitude(base, "a", files), b = largest_magnitude(base, "b", files);
   const double c = base.beta == 0 ? 0 : largest_magnitude(base, "c", files);
   if (a < 0 || b < 0 || c < 0) return;
-  const auto k = double(*std::max_element(sweep.k.begin(), sweep.k.end()));
+  // The deepest product: the k list's, or with `size` its largest value.
+  const std::vector<std::int64_t>& depths = sweep.sizes.empty() ? sweep.k : sweep.sizes;
+  const auto k = double(*std::max_element(depths.begin(), depths.end()));
   const double largest = std::fabs(base.alpha) * k * a * b + std::fabs(base.beta) * c;
   for (const Precision precision : sweep.precisions) {
     const bool is_float = precision == Precision::Float;
