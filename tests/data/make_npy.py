@@ -18,7 +18,7 @@ np.save("f8_1d_5.npy", np.arange(5, dtype=np.float64))
 # Float32 values near the top of the range: every product overflows in float but not in double, so
 # each float kernel's result holds Inf and fails validation (the CLI's exit status 1).
 np.save("overflow_f4_4x4.npy", np.full((4, 4), 3e38, dtype=np.float32))
-# The edges of the range (issue 40), for validation whose norms must neither underflow nor
+# The edges of the range, for validation whose norms must neither underflow nor
 # overflow: a double A of magnitude 1e-170 (its squares underflow), a double A of 1e160 (its
 # squares overflow) with B of 1e-160, and float operands of 1e-20 whose products (1e-40) are
 # subnormal in float.

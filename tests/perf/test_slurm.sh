@@ -166,6 +166,7 @@ grep -q '^#SBATCH --array=' "$root/perf/slurm/threads.sbatch"
 verdict $? "threads.sbatch: #SBATCH --array" "threads.sbatch: no #SBATCH --array"
 
 # plot.sh with an option first: the folder is results/ (none here: exit 2, naming results/).
+rm -rf "$work/results"  # the stand-ins' JSON files of the checks above
 out=$(cd "$work" && SLURM_SUBMIT_DIR="$work" bash "$root/perf/slurm/plot.sh" --peak 'X:double=1' 2>&1)
 status=$?
 if [[ $status == 2 && $out == *"no .json files in results/"* ]]; then
