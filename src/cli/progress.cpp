@@ -47,7 +47,7 @@ int terminal_columns() {
 std::string describe_spread(const Problem& p) {
   const int ranks = distributed::size();
   if (ranks == 1) return "";
-  if (p.distribution.spread == "replicated") {
+  if (p.distribution.spread == Spread::Replicated) {
     return " replicated on " + std::to_string(ranks) + " ranks";
   }
   const auto [rows, cols] = distributed::grid_of(p, ranks);

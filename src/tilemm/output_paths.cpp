@@ -41,7 +41,7 @@ std::map<std::string, std::string> placeholder_values(const Problem& problem, co
       {"block", d.block > 0 ? std::to_string(d.block) : "default"},
       {"panel", d.panel > 0 ? std::to_string(d.panel) : "default"},
       {"comm", d.comm},
-      {"distribution", d.spread}};
+      {"distribution", to_string(d.spread)}};
 }
 
 /// "{name} {kernel} ...": every placeholder, for messages.

@@ -45,7 +45,7 @@ MemoryRoom memory_room(const std::string& name) {
 /// before 4.6.01 counts level 1 twice (3.4.1 does).
 std::size_t host_scratch_bytes(const Plan& plan) {
   std::size_t most = 0;
-  for (const LaunchConfig& launch : plan.launches) {
+  for (const LaunchConfig& launch : plan.launches_run()) {
     const bool twice = KOKKOS_VERSION < 40601 && launch.scratch_level == 1;
     most = std::max(most, saturating_mul(launch.scratch_bytes, twice ? 2 : 1));
   }
@@ -136,6 +136,31 @@ MemoryRoom host_memory_room(const system_info::HostMemory& host, int threads,
   return room;
 }
 
+std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
+    const Problem& p, const std::string& backend) {
+  const BackendOps& b = backend_ops(backend);
+  Problem piece = p;
+  const auto [rows, cols] = distributed::local_extents(p, distributed::rank(), distributed::size());
+  piece.m = std::max<std::int64_t>(rows, 1);
+  piece.n = std::max<std::int64_t>(cols, 1);
+  std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> found;
+  for (const auto& step : distributed::k_steps(p)) {
+    piece.k = step.second;
+    for (std::size_t r = 0; r < p.runs.size(); ++r) {
+      if (found.count({r, piece.k})) continue;
+      try {
+        found[{r, piece.k}] = b.plan(piece, p.runs[r]);
+      } catch (const kernels::LaunchError& e) {
+        throw InputError(p.origin.where() + ": kernel '" + p.runs[r].kernel +
+                         "' on this rank's piece (" + std::to_string(rows) + " x " +
+                         std::to_string(cols) + ", K step " + std::to_string(piece.k) +
+                         "): " + e.what());
+      }
+    }
+  }
+  return found;
+}
+
 std::size_t memory_available(const std::string& name) {
   return memory_room(name).bytes;
 }
@@ -149,10 +174,11 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
     plan.problem = &p;
     plan.launches = launches(b, p);
     // The operands (over the ranks of an MPI run, this rank's pieces of them), the partial tiles
-    // of the launch that needs the most (a split K), and on a host backend its team scratch:
+    // of the launch run that needs the most (a split K), and on a host backend its team scratch:
     // Kokkos gives every thread of the backend the scratch of a team, and aborts the process where
     // it cannot allocate it.
-    const bool pieces = distributed::size() > 1 && p.distribution.spread == "summa";
+    const bool pieces = distributed::size() > 1 && p.distribution.spread == Spread::Summa;
+    if (pieces) plan.local_launches = local_launches(p, name);
     const std::size_t operands =
         pieces ? distributed::piece_bytes(p, distributed::size()) : bytes_needed(p);
     plan.bytes_needed =

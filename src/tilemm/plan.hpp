@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilemm/problem.hpp"
@@ -17,11 +20,25 @@ namespace tilemm {
 struct Plan {
   const Problem* problem = nullptr;
   std::vector<LaunchConfig> launches;  // one per problem->runs
-  std::size_t bytes_needed = 0;        // on the backend's memory space, team scratch included
-  /// Scalars of a split K's partial tiles: the most that one of the launches needs.
+  /// Under SUMMA, this rank's local products, which distributed/summa.hpp runs: the launch of each
+  /// kernel run on the rank's piece of C, by the run's index and the length of a K step (a last,
+  /// shorter step may differ). Empty for a problem on one process or replicated.
+  std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches;
+  std::size_t bytes_needed = 0;  // on the backend's memory space, team scratch included
+
+  /// The launches that run: this rank's local products under SUMMA, else one per kernel run.
+  std::vector<LaunchConfig> launches_run() const {
+    if (local_launches.empty()) return launches;
+    std::vector<LaunchConfig> local;
+    for (const auto& entry : local_launches) local.push_back(entry.second);
+    return local;
+  }
+  /// Scalars of a split K's partial tiles: the most that one of the launches run needs.
   std::size_t partial_elements() const {
     std::size_t most = 0;
-    for (const LaunchConfig& launch : launches) most = std::max(most, launch.partial_elements);
+    for (const LaunchConfig& launch : launches_run()) {
+      most = std::max(most, launch.partial_elements);
+    }
     return most;
   }
 };
@@ -31,6 +48,13 @@ struct Plan {
 /// (distributed::check_spread), RuntimeFailure when a problem needs more memory than is available.
 /// Needs Kokkos initialized.
 std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& backend);
+
+/// A SUMMA problem's local products on this rank of the MPI run, as plan() puts them in
+/// Plan::local_launches: the launch of each kernel run on `backend` for each length of K step, on
+/// the rank's piece of C (at least 1 x 1: a rank may hold none of it). A launch that cannot fit is
+/// an InputError that names the piece. Needs Kokkos initialized.
+std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
+    const Problem& p, const std::string& backend);
 
 /// The bytes a problem's workspace allocates besides a split K's partials (workspace.hpp): A, B,
 /// C0 and C in the problem's precision, the reference C and its norms in double, and for a float

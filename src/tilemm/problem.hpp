@@ -46,8 +46,7 @@ struct Distribution {
   std::int64_t block = 0;            // the 2D block-cyclic distribution's block (MB = NB)
   std::int64_t panel = 0;            // SUMMA's K panel; 0: the block
   std::string comm = "auto";         // the broadcasts' library: "mpi", "nccl" or "auto"
-  /// "summa": one product over all ranks; "replicated": every rank runs the whole problem.
-  std::string spread = "summa";
+  Spread spread = Spread::Summa;
 };
 
 struct Problem {

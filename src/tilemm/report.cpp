@@ -170,11 +170,11 @@ void add_distributed_columns(nlohmann::ordered_json& row, const Result& r) {
   row["block"] = value_or_null(summa, d.block);
   row["panel"] = value_or_null(summa, d.panel);
   row["comm"] = value_or_null(many, d.comm);
-  row["distribution"] = value_or_null(many, d.distribution);
+  row["distribution"] = value_or_null(many, to_string(d.distribution));
   row["comm_exposed"] = value_or_null(many && d.comm_exposed >= 0, d.comm_exposed);
   // A replicated run's figure is already one rank's (the slowest).
   row["gflops_per_rank"] =
-      value_or_null(many, d.distribution == "replicated" ? r.gflops : r.gflops / d.ranks);
+      value_or_null(many, d.distribution == Spread::Replicated ? r.gflops : r.gflops / d.ranks);
   row["slowest_rank"] = value_or_null(d.slowest_rank >= 0, d.slowest_rank);
 }
 
@@ -344,7 +344,7 @@ void Table::row(const Result& r) {
   char spread[32] = "";
   if (ranks_) {
     const DistributedFigures d = r.distributed.value_or(DistributedFigures{});
-    const std::string grid = d.distribution == "replicated" ? "replicated" : d.grid;
+    const std::string grid = d.distribution == Spread::Replicated ? "replicated" : d.grid;
     std::snprintf(spread, sizeof spread, "%5d %-11s ", d.ranks, grid.c_str());
   }
   // A noisy timing (TimeStats::noisy) is marked beside the verdict.
@@ -355,8 +355,8 @@ void Table::row(const Result& r) {
       "%s %-15s %-7s %6lld %6lld %6lld %-6s %-6s %-2s %s%-25s %11.4f %10.2f %9.2e %9.2e %s\n",
       fit_utf8(p.origin.name, 16).c_str(), r.kernel.c_str(), r.backend.c_str(),
       static_cast<long long>(p.m), static_cast<long long>(p.n), static_cast<long long>(p.k),
-      to_string(p.precision).c_str(), to_string(p.layout).c_str(), op.c_str(), spread,
-      tile.c_str(), r.time.median * 1e3, r.gflops, r.error, r.tolerance, check.c_str());
+      to_string(p.precision).c_str(), to_string(p.layout).c_str(), op.c_str(), spread, tile.c_str(),
+      r.time.median * 1e3, r.gflops, r.error, r.tolerance, check.c_str());
   out_ << line << std::flush;
 }
 

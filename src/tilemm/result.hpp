@@ -53,12 +53,12 @@ struct GpuTelemetry {
 /// How a distributed product ran (distributed/summa.hpp): its time is the slowest rank's.
 struct DistributedFigures {
   int ranks = 1;
-  std::string grid;          // "2x2": process rows x columns
-  std::int64_t block = 0;    // the block-cyclic distribution's block
-  std::int64_t panel = 0;    // SUMMA's K panel
-  std::string comm;          // the broadcasts' library, and how GPU data reached it
-  std::string distribution;  // "summa" or "replicated"
-  int slowest_rank = -1;     // replicated: the rank slowest in most timed runs
+  std::string grid;        // "2x2": process rows x columns
+  std::int64_t block = 0;  // the block-cyclic distribution's block
+  std::int64_t panel = 0;  // SUMMA's K panel
+  std::string comm;        // the broadcasts' library, and how GPU data reached it
+  Spread distribution = Spread::Summa;
+  int slowest_rank = -1;  // replicated: the rank slowest in most timed runs
   /// The median over the timed runs of the slowest rank's time waiting for broadcasts, as a share
   /// of the product's time: the communication the local products did not hide.
   double comm_exposed = 0;    // negative where not measured (NCCL, replicated)

@@ -82,7 +82,7 @@ std::unique_ptr<Session> prepare(const Plan& plan, const std::string& name) {
     // Over the ranks of an MPI run, one product (SUMMA) or the whole problem on each rank; else
     // the whole problem here.
     if (distributed::size() > 1) {
-      if (plan.problem->distribution.spread == "replicated") {
+      if (plan.problem->distribution.spread == Spread::Replicated) {
         return std::make_unique<distributed::ReplicatedSession>(b.prepare(plan));
       }
       if (b.prepare_distributed) return b.prepare_distributed(plan);
@@ -132,7 +132,7 @@ bool run(const Plan& plan, const std::string& name,
     }
     res.distributed = session->distributed(r, res.time.times.size());
     // SUMMA's local products run a launch of their own; a replicated run is the plan's launch.
-    if (res.distributed && res.distributed->distribution != "replicated") {
+    if (res.distributed && res.distributed->distribution != Spread::Replicated) {
       res.launch = res.distributed->local_launch;
     }
     res.utc_time = system_info::utc_now();

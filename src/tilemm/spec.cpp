@@ -251,8 +251,10 @@ std::vector<Distribution> read_distributions(const ProblemReader& r) {
     for (const auto block : blocks) {
       for (const auto panel : panels) {
         for (const auto& comm : comms) {
-          for (const auto& spread : spreads)
-            all.push_back({rows, cols, block, panel, comm, spread});
+          for (const auto& spread : spreads) {
+            all.push_back({rows, cols, block, panel, comm,
+                           spread == "replicated" ? Spread::Replicated : Spread::Summa});
+          }
         }
       }
     }

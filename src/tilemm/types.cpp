@@ -17,6 +17,10 @@ std::string to_string(Trans t) {
   return t == Trans::N ? "N" : "T";
 }
 
+std::string to_string(Spread s) {
+  return s == Spread::Summa ? "summa" : "replicated";
+}
+
 std::string lower_case(std::string text) {
   for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
   return text;

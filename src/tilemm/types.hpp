@@ -15,10 +15,14 @@ enum class Layout {
   Left
 };  // Right: row-major (C, numpy); Left: column-major (BLAS, Fortran)
 enum class Trans { N, T };
+/// How a problem is spread over the ranks of an MPI run: one product over all ranks (SUMMA), or
+/// the whole problem on every rank at once. The spec's and the results' `distribution`.
+enum class Spread { Summa, Replicated };
 
 std::string to_string(Precision p);
 std::string to_string(Layout l);
 std::string to_string(Trans t);
+std::string to_string(Spread s);
 
 /// `text` with its ASCII letters in lower case ("OpenMP" -> "openmp").
 std::string lower_case(std::string text);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "temp_dir.hpp"
+#include "tilemm/backends.hpp"
 #include "tilemm/distributed/summa.hpp"
 #include "tilemm/kernel_names.hpp"
 
@@ -202,6 +203,7 @@ bool check(const Case& c, int context, const NpyFolder& folder) {
   }
   tilemm::Plan plan;
   plan.problem = &p;
+  plan.local_launches = tilemm::local_launches(p, tilemm::default_backend());
   tilemm::distributed::SummaWorkspace<Kokkos::DefaultExecutionSpace, Scalar, Layout> ws(
       plan, MPI_COMM_WORLD);
   ws.run(0);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "tilemm/errors.hpp"
 #include "tilemm/problem.hpp"
@@ -70,6 +71,29 @@ inline std::pair<std::int64_t, std::int64_t> block_and_panel(const Problem& p) {
   return {block, std::min({d.panel > 0 ? d.panel : block, block, p.k})};
 }
 
+/// SUMMA's K steps for a problem, (first index, length) each: at most the panel long, and never
+/// across a block edge, so that a step's panels lie in one block column of op(A) and one block row
+/// of op(B).
+inline std::vector<std::pair<std::int64_t, std::int64_t>> k_steps(const Problem& p) {
+  const auto [block, panel] = block_and_panel(p);
+  std::vector<std::pair<std::int64_t, std::int64_t>> steps;
+  for (std::int64_t k0 = 0; k0 < p.k;) {
+    const std::int64_t end = std::min({k0 + panel, (k0 / block + 1) * block, p.k});
+    steps.push_back({k0, end - k0});
+    k0 = end;
+  }
+  return steps;
+}
+
+/// The rows and columns of C that rank `rank` of `ranks` holds: its place in the process grid is
+/// row-major, as ProcessGrid's (grid.hpp).
+inline std::pair<std::int64_t, std::int64_t> local_extents(const Problem& p, int rank, int ranks) {
+  const auto [rows, cols] = grid_of(p, ranks);
+  const std::int64_t block = block_and_panel(p).first;
+  return {BlockCyclic{p.m, block, rows, rank / cols}.local(),
+          BlockCyclic{p.n, block, cols, rank % cols}.local()};
+}
+
 /// Whether the broadcasts of a run on `backend` can go over NCCL: on a CUDA backend of a build
 /// with NCCL.
 inline bool nccl_possible([[maybe_unused]] const std::string& backend) {
@@ -84,7 +108,7 @@ inline bool nccl_possible([[maybe_unused]] const std::string& backend) {
 /// of another number of ranks, or `comm: nccl` where NCCL cannot broadcast (`nccl` false). The plan
 /// checks every problem before the first one runs, so that exit status 2 means nothing ran.
 inline void check_spread(const Problem& p, int ranks, bool nccl) {
-  if (ranks == 1 || p.distribution.spread != "summa") return;  // the keys go unused
+  if (ranks == 1 || p.distribution.spread != Spread::Summa) return;  // the keys go unused
   const auto [rows, cols] = grid_of(p, ranks);
   if (rows * cols != ranks) {
     throw InputError(p.origin.where() + ": key 'grid': " + std::to_string(rows) + "x" +

@@ -43,7 +43,7 @@ class ReplicatedSession final : public Session {
                                                 std::size_t timed) const override {
     DistributedFigures f;
     f.ranks = size();
-    f.distribution = "replicated";
+    f.distribution = Spread::Replicated;
     f.comm = "none";
     f.comm_exposed = -1;  // nothing is communicated
     // The rank that was slowest in most of the timed runs.

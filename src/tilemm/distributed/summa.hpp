@@ -14,7 +14,8 @@
 //     the next step's broadcasts are posted before this step's local product runs, into the other
 //       of two panel buffers, so that they overlap it;
 //     C_local = alpha * Apanel * Bpanel + beta_s * C_local, by tilemm's kernel (the registry),
-//       with beta_s the problem's beta at the first step and 1 after it.
+//       with beta_s the problem's beta at the first step and 1 after it, in the launch the plan
+//       chose for this rank's piece and that step's length before any problem ran (plan.cpp).
 //
 // On a backend whose memory the host cannot reach (CUDA), panels go through host buffers: the
 // owner copies its panel to the host, MPI broadcasts host memory, the others copy it back; or MPI
@@ -34,7 +35,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -45,7 +45,6 @@
 #include "tilemm/distributed/product_clock.hpp"
 #include "tilemm/distributed/world.hpp"
 #include "tilemm/errors.hpp"
-#include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/kernels/registry.hpp"
 #include "tilemm/npy.hpp"
 #include "tilemm/plan.hpp"
@@ -89,12 +88,7 @@ class SummaWorkspace final : public Session {
     n_ = {p_.n, block_, cols, grid_->col()};
     ka_ = {p_.k, block_, cols, grid_->col()};  // op(A)'s columns, over the grid's columns
     kb_ = {p_.k, block_, rows, grid_->row()};  // op(B)'s rows, over the grid's rows
-    for (std::int64_t k0 = 0; k0 < p_.k;) {
-      const std::int64_t end = std::min({k0 + panel_, (k0 / block_ + 1) * block_, p_.k});
-      steps_.push_back({k0, end - k0});
-      k0 = end;
-    }
-    plan_local_products();
+    steps_ = k_steps(p_);
     allocate_and_fill();
   }
 
@@ -149,10 +143,10 @@ class SummaWorkspace final : public Session {
     f.block = block_;
     f.panel = panel_;
     f.comm = comm_;
-    f.distribution = "summa";
+    f.distribution = Spread::Summa;
     const std::size_t from = exposed_.size() - std::min(timed, exposed_.size());
     f.comm_exposed = median_of({exposed_.begin() + from, exposed_.end()});
-    f.local_launch = launches_.at({r, steps_.front().second});
+    f.local_launch = plan_.local_launches.at({r, steps_.front().second});
     return f;
   }
 
@@ -193,30 +187,6 @@ class SummaWorkspace final : public Session {
     return slowest > 0 ? max_over_ranks(uncovered) / slowest : 0.0;
   }
 
-  /// The launch of each kernel run for each K step's extents (a last, shorter step may differ),
-  /// and the partials the largest split needs.
-  void plan_local_products() {
-    const std::int64_t lm = m_.local(), ln = n_.local();
-    for (std::size_t r = 0; r < p_.runs.size(); ++r) {
-      for (const auto& step : steps_) {
-        const auto key = std::pair{r, step.second};
-        if (launches_.count(key)) continue;
-        try {
-          launches_[key] =
-              Registry::plan(p_.runs[r].kernel, p_.runs[r].launch,
-                             {std::max<std::int64_t>(lm, 1), std::max<std::int64_t>(ln, 1),
-                              step.second, p_.trans_a, p_.trans_b});
-        } catch (const kernels::LaunchError& e) {
-          throw InputError(p_.origin.where() + ": kernel '" + p_.runs[r].kernel +
-                           "' on a rank's piece (" + std::to_string(lm) + " x " +
-                           std::to_string(ln) + ", K step " + std::to_string(step.second) +
-                           "): " + e.what());
-        }
-        partial_elements_ = std::max(partial_elements_, launches_[key].partial_elements);
-      }
-    }
-  }
-
   static Matrix allocate(const char* label, std::int64_t rows, std::int64_t cols) {
     return Matrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
   }
@@ -239,8 +209,8 @@ class SummaWorkspace final : public Session {
           b_host_[slot] = HostFlat("tilemm::B_panel_host", ln * panel_);
         }
       }
-      if (partial_elements_ > 0)
-        partials_ = typename Registry::Partials("tilemm::partials", partial_elements_);
+      if (const std::size_t partials = plan_.partial_elements(); partials > 0)
+        partials_ = typename Registry::Partials("tilemm::partials", partials);
     } catch (const std::bad_alloc&) {
       throw RuntimeFailure(p_.origin.where() + ": allocation of this rank's piece failed");
     }
@@ -389,7 +359,7 @@ class SummaWorkspace final : public Session {
     const Operands g = Operands::of(a, p_.trans_a == Trans::T, b, p_.trans_b == Trans::T, c_,
                                     p_.alpha, s == 0 ? p_.beta : 1.0);
     clock_.start(s);
-    Registry::run(p_.runs[r].kernel, launches_.at({r, steps_[s].second}), g, partials_);
+    Registry::run(p_.runs[r].kernel, plan_.local_launches.at({r, steps_[s].second}), g, partials_);
     clock_.stop(s);
   }
 
@@ -400,8 +370,6 @@ class SummaWorkspace final : public Session {
   std::int64_t block_ = 0, panel_ = 0;
   BlockCyclic m_, n_, ka_, kb_;
   std::vector<std::pair<std::int64_t, std::int64_t>> steps_;  // K steps: first index, length
-  std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> launches_;  // (run, step length)
-  std::size_t partial_elements_ = 0;
   Matrix a_, b_, c0_, c_;
   std::array<Flat, 2> a_panel_, b_panel_;
   std::array<HostFlat, 2> a_host_, b_host_;
