@@ -14,6 +14,8 @@
 
 #include "tilemm/backends.hpp"
 #include "tilemm/build_info.hpp"  // generated at configure time
+#include "tilemm/kernels/cpu/blocking.hpp"
+#include "tilemm/kernels/host_vector.hpp"
 #include "tilemm/system_info.hpp"
 #include "tilemm/vendor_library.hpp"
 #include "tilemm/version_info.hpp"  // generated at build time: TILEMM_GIT_HASH
@@ -68,6 +70,22 @@ std::string kokkos_kernels_configuration() {
 #endif
 }
 
+/// The CPU schedule's blocks for these caches (kernels/cpu/blocking.hpp), each precision's
+/// micro-kernel MR x NR and kc, nb, nc: "float 12x32 kc 256 nb 512 nc 65536; double ...", and the
+/// vector registers the build's micro-kernel is compiled for.
+std::string cpu_blocks_text(const CpuCaches& caches) {
+  const auto blocks = [&](const char* name, int bytes, int nr) {
+    const kernels::cpu::Blocks b =
+        kernels::cpu::blocks_for(caches, bytes, kernels::kCpuTileRows, nr);
+    return std::string(name) + " " + std::to_string(b.mr) + "x" + std::to_string(b.nr) + " kc " +
+           std::to_string(b.kc) + " nb " + std::to_string(b.nb) + " nc " + std::to_string(b.nc);
+  };
+  return blocks("float", 4, kernels::kCpuTileCols<float>) + "; " +
+         blocks("double", 8, kernels::kCpuTileCols<double>) + "; " +
+         (kernels::kHostVectors ? std::to_string(8 * kernels::kHostVectorBytes) + "-bit vectors"
+                                : std::string("no vector types"));
+}
+
 std::string environment_value(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
@@ -100,6 +118,12 @@ RunContext gather_context(const std::string& backend, std::vector<InputFile> inp
   for (auto& fact : vendor_library::describe(backend == "cuda"))
     c.backend.details.push_back(std::move(fact));
   for (auto& fact : telemetry_facts(backend)) c.backend.details.push_back(std::move(fact));
+  // On a CPU backend: the caches the CPU schedule's blocks come from, and the blocks.
+  if (c.backend.memory_kind == "host memory") {
+    const CpuCaches caches = system_info::cpu_caches();
+    c.backend.details.emplace_back("cpu_caches", system_info::caches_text(caches));
+    c.backend.details.emplace_back("cpu_blocks", cpu_blocks_text(caches));
+  }
   c.host_threads = c.backend.memory_kind == "host memory"
                        ? c.backend.concurrency
                        : Kokkos::DefaultHostExecutionSpace().concurrency();

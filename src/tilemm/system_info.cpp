@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -152,6 +153,76 @@ HostMemory host_memory() {
     if (!memory.address_space || room < *memory.address_space) memory.address_space = room;
   }
   return memory;
+}
+
+namespace {
+
+/// A sysfs cache size: "48K", "2048K", "300M" (or bytes), in bytes; 0 where unreadable.
+std::int64_t cache_bytes(const std::string& text) {
+  std::istringstream in(text);
+  std::int64_t value = 0;
+  char unit = 0;
+  if (!(in >> value)) return 0;
+  in >> unit;
+  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : unit == 'G' ? value << 30 : value;
+}
+
+std::string first_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+CpuCaches sysfs_caches(const std::string& sysfs) {
+  CpuCaches c;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(sysfs, error)) {
+    const fs::path index = entry.path();
+    if (index.filename().string().rfind("index", 0) != 0) continue;
+    const std::string type = first_line(index / "type"), level = first_line(index / "level");
+    if (type != "Data" && type != "Unified") continue;
+    const std::int64_t bytes = cache_bytes(first_line(index / "size"));
+    const int ways = std::atoi(first_line(index / "ways_of_associativity").c_str());
+    const int line = std::atoi(first_line(index / "coherency_line_size").c_str());
+    if (level == "1") {
+      c.l1d = bytes, c.l1d_ways = ways;
+      if (line > 0) c.line = line;
+    } else if (level == "2") {
+      c.l2 = bytes, c.l2_ways = ways;
+    } else if (level == "3") {
+      c.l3 = bytes, c.l3_ways = ways;
+    }
+  }
+  return c;
+}
+
+CpuCaches cpu_caches() {
+  CpuCaches c = sysfs_caches("/sys/devices/system/cpu/cpu0/cache");
+  const auto fill = [](auto& field, int name) {
+    if (field <= 0) field = std::max<long>(0, ::sysconf(name));
+  };
+  fill(c.l1d, _SC_LEVEL1_DCACHE_SIZE);
+  fill(c.l1d_ways, _SC_LEVEL1_DCACHE_ASSOC);
+  fill(c.line, _SC_LEVEL1_DCACHE_LINESIZE);
+  fill(c.l2, _SC_LEVEL2_CACHE_SIZE);
+  fill(c.l2_ways, _SC_LEVEL2_CACHE_ASSOC);
+  fill(c.l3, _SC_LEVEL3_CACHE_SIZE);
+  fill(c.l3_ways, _SC_LEVEL3_CACHE_ASSOC);
+  return c;
+}
+
+std::string caches_text(const CpuCaches& c) {
+  const auto cache = [](const char* name, std::int64_t bytes, int ways) {
+    if (bytes <= 0) return std::string(name) + " unreported";
+    return std::string(name) + " " + std::to_string(bytes) + " B " +
+           (ways > 0 ? std::to_string(ways) + "-way" : "ways unreported");
+  };
+  return cache("L1d", c.l1d, c.l1d_ways) + ", " + cache("L2", c.l2, c.l2_ways) + ", " +
+         cache("L3", c.l3, c.l3_ways) + ", " +
+         (c.line > 0 ? std::to_string(c.line) + "-byte lines" : "line unreported");
 }
 
 std::string utc_now() {

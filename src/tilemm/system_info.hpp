@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "tilemm/types.hpp"
+
 namespace tilemm::system_info {
 
 std::string cpu_model();  // "model name" of /proc/cpuinfo
@@ -33,6 +35,17 @@ HostMemory host_memory();
 std::optional<std::size_t> cgroup_memory_headroom(
     const std::string& self_cgroup = "/proc/self/cgroup",
     const std::string& mount = "/sys/fs/cgroup");
+/// The data caches of the CPU this process runs on: its first processor's as Linux describes them
+/// in sysfs (sysfs_caches), each figure sysfs does not give taken from sysconf
+/// (_SC_LEVEL1_DCACHE_SIZE, ...), zero where neither does.
+CpuCaches cpu_caches();
+/// The data and unified caches a sysfs folder describes (index*/level, type, size,
+/// ways_of_associativity, coherency_line_size, as in /sys/devices/system/cpu/cpu0/cache); zero
+/// for what it does not.
+CpuCaches sysfs_caches(const std::string& folder);
+/// The caches as the results' context records them: "L1d 49152 B 12-way, L2 ..., 64-byte lines",
+/// a figure the system did not report as "unreported".
+std::string caches_text(const CpuCaches& caches);
 /// The time now in UTC, ISO 8601 to the second: "2026-11-25T12:07:37Z".
 std::string utc_now();
 

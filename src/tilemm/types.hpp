@@ -44,6 +44,14 @@ struct Tiling {
   }
 };
 
+/// The data caches of a CPU core, as the system reports them (system_info::cpu_caches), from which
+/// the CPU schedule derives its block sizes (kernels/cpu/blocking.hpp). Zero: not reported.
+struct CpuCaches {
+  std::int64_t l1d = 0, l2 = 0, l3 = 0;  // bytes
+  int l1d_ways = 0, l2_ways = 0, l3_ways = 0;
+  int line = 0;  // bytes
+};
+
 /// How a kernel is launched: the tile and the team shape. Zero means "choose for the backend".
 struct LaunchRequest {
   std::optional<Tiling> tile;

@@ -1,6 +1,6 @@
 // The headroom under a cgroup's memory limit, read from a made-up /proc/self/cgroup and cgroup
 // folders laid out as cgroup v1 and v2 lay them out, and the room the plan leaves a problem under
-// each limit.
+// each limit; the CPU's caches from a made-up sysfs folder.
 // (A real cgroup, and the refusal it leads to, is tested by reliability.cgroup_limit.)
 #include <gtest/gtest.h>
 
@@ -182,6 +182,41 @@ TEST(HostMemoryRoom, TightestLimitLessItsReserve) {
   host.cgroup = 50 * kMiB;  // under the reserve: nothing, and the cgroup named
   EXPECT_EQ(host_memory_room(host, 1, 1).bytes, 0u);
   EXPECT_NE(host_memory_room(host, 1, 1).note.find("less 68 MiB"), std::string::npos);
+}
+
+// The caches as Linux's sysfs lists them for the lent machines' Xeon (an instruction cache and a
+// data cache at level 1, unified L2 and L3); a folder without them reports nothing; the text the
+// context records says what is unreported.
+TEST(CpuCaches, ReadFromSysfs) {
+  TempDir dir;
+  const auto index = [&](int i, const char* level, const char* type, const char* size,
+                         const char* ways) {
+    const std::string folder = "cache/index" + std::to_string(i);
+    std::filesystem::create_directories(dir.path(folder));
+    dir.write(folder + "/level", std::string(level) + "\n");
+    dir.write(folder + "/type", std::string(type) + "\n");
+    dir.write(folder + "/size", std::string(size) + "\n");
+    dir.write(folder + "/ways_of_associativity", std::string(ways) + "\n");
+    dir.write(folder + "/coherency_line_size", "64\n");
+  };
+  index(0, "1", "Data", "48K", "12");
+  index(1, "1", "Instruction", "32K", "8");
+  index(2, "2", "Unified", "2048K", "16");
+  index(3, "3", "Unified", "307200K", "20");
+  const CpuCaches c = system_info::sysfs_caches(dir.path("cache"));
+  EXPECT_EQ(c.l1d, 48 * 1024);
+  EXPECT_EQ(c.l1d_ways, 12);
+  EXPECT_EQ(c.l2, 2048 * 1024);
+  EXPECT_EQ(c.l2_ways, 16);
+  EXPECT_EQ(c.l3, std::int64_t(307200) * 1024);
+  EXPECT_EQ(c.l3_ways, 20);
+  EXPECT_EQ(c.line, 64);
+  EXPECT_EQ(system_info::caches_text(c),
+            "L1d 49152 B 12-way, L2 2097152 B 16-way, L3 314572800 B 20-way, 64-byte lines");
+  const CpuCaches none = system_info::sysfs_caches(dir.path("missing"));
+  EXPECT_EQ(none.l1d, 0);
+  EXPECT_EQ(system_info::caches_text(none),
+            "L1d unreported, L2 unreported, L3 unreported, line unreported");
 }
 
 }  // namespace
