@@ -75,7 +75,8 @@ const char* spec_key(kernels::LaunchLimit limit) {
 /// names the problem, the key and the kernel.
 std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
   std::vector<LaunchConfig> found;
-  for (const auto& run : p.runs) {
+  for (KernelRun run : p.runs) {
+    run.launch = on_this_cpu(run.launch);
     try {
       found.push_back(b.plan(p, run));
     } catch (const kernels::LaunchError& e) {
@@ -87,6 +88,12 @@ std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
 }
 
 }  // namespace
+
+LaunchRequest on_this_cpu(LaunchRequest request) {
+  static const CpuCaches caches = system_info::cpu_caches();
+  request.caches = caches;
+  return request;
+}
 
 std::size_t bytes_needed(const Problem& p) {
   const auto mul = saturating_mul, add = saturating_add;
@@ -149,7 +156,9 @@ std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
     for (std::size_t r = 0; r < p.runs.size(); ++r) {
       if (found.count({r, piece.k})) continue;
       try {
-        found[{r, piece.k}] = b.plan(piece, p.runs[r]);
+        KernelRun run = p.runs[r];
+        run.launch = on_this_cpu(run.launch);
+        found[{r, piece.k}] = b.plan(piece, run);
       } catch (const kernels::LaunchError& e) {
         throw InputError(p.origin.where() + ": kernel '" + p.runs[r].kernel +
                          "' on this rank's piece (" + std::to_string(rows) + " x " +

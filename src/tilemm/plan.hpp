@@ -56,6 +56,10 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
 std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
     const Problem& p, const std::string& backend);
 
+/// `request` with the caches of the CPU this process runs on (system_info::cpu_caches, read once),
+/// from which the CPU schedule's default blocks come.
+LaunchRequest on_this_cpu(LaunchRequest request);
+
 /// The bytes a problem's workspace allocates besides a split K's partials (workspace.hpp): A, B,
 /// C0 and C in the problem's precision, the reference C and its norms in double, and for a float
 /// problem the double copies of A and B its reference is computed from. A .npy file is mapped (or,

@@ -58,6 +58,9 @@ struct LaunchRequest {
   int team_size = 0;
   int split_k = 0;      // ranges of K summed apart (register-tiled)
   int split_tiles = 0;  // tiles of C, the last in the tile order, whose K is split (register-tiled)
+  /// The caches of the CPU a CPU backend runs on, read once at start-up by the plan; the CPU
+  /// schedule's default blocks come from them.
+  CpuCaches caches;
 };
 
 /// The extents of a product, op(A) m x k times op(B) k x n: defaults may depend on them (a tile
@@ -86,6 +89,9 @@ struct LaunchConfig {
   std::int64_t split_tiles = 0;
   std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
   std::string instruction;           // the matrix instruction of the innermost product, if any
+  /// The CPU schedule (kernels/cpu/blocking.hpp): the columns of a team's packed panel of B that a
+  /// thread's loops keep in L2 (nb); 0 for the other kernels.
+  int l2_columns = 0;
 };
 
 /// a * b and a + b, or SIZE_MAX where they would wrap: byte counts of extents within int range

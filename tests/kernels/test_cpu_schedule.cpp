@@ -1,14 +1,23 @@
 // The CPU schedule's host functions (kernels/cpu/): the block sizes the caches give, the threads'
-// grid and the default tile.
+// grid and the default tile, the packed panels from every pair of strides with ragged edges, and
+// the micro-kernel against a long double reference with beta 0 on a poisoned C, beta != 0, and
+// blocks cut by C's edge. (The whole schedule through Kokkos: test_register_tiled.cpp.)
 #include <gtest/gtest.h>
 
-#include <cstddef>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
 
 #include "tilemm/kernels/cpu/blocking.hpp"
+#include "tilemm/kernels/cpu/micro_kernel.hpp"
+#include "tilemm/kernels/cpu/packing.hpp"
+#include "tilemm/kernels/host_vector.hpp"
 
 namespace tilemm::test {
 namespace {
 
+using kernels::kCpuTileRows;
 namespace cpu = kernels::cpu;
 
 /// The caches of the 2-core development machine and of the lent machines' host (Intel Xeon,
@@ -76,6 +85,126 @@ TEST(CpuBlocking, DefaultTileFitsTheScratch) {
   // Scratch of 1 MiB: columns narrowed until B~ and each thread's A~ fit.
   t = cpu::default_tile(4096, 4096, 4096, b, 2, 1, 1 << 20, 4);
   EXPECT_LE(cpu::scratch_bytes(t, b, 2, 4), std::size_t(1) << 20);
+}
+
+/// A rows x cols matrix of distinct values in memory with strides (rs, cs) from `data`.
+template <class Scalar>
+cpu::Strided<Scalar> fill(std::vector<Scalar>& memory, int rows, int cols, std::ptrdiff_t rs,
+                          std::ptrdiff_t cs) {
+  memory.assign(std::size_t((rows - 1) * rs + (cols - 1) * cs + 1), Scalar(-7));
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) memory[i * rs + j * cs] = Scalar(1 + i + 1000 * j);
+  return {memory.data(), rs, cs};
+}
+
+// A~ from rows contiguous along K (a transpose), columns contiguous along M (a copy), and neither.
+TEST(CpuPacking, PanelsFromEveryStrideWithRaggedEdges) {
+  constexpr int kWidth = 12;
+  // 3 micro-panels, the last 5 rows of 12; steps in whole vectors and 5 more (by vectors and one
+  // at a time where lines are contiguous).
+  const int rows = 29, depth = 37;
+  // Rows contiguous along K, steps contiguous along the rows, neither (a transposed view of a
+  // padded matrix).
+  for (const auto& [rs, cs] :
+       {std::pair<std::ptrdiff_t, std::ptrdiff_t>{41, 1}, {1, 31}, {3, 97}}) {
+    std::vector<double> memory;
+    const cpu::Strided<double> a = fill(memory, rows, depth, rs, cs);
+    std::vector<double> packed(3 * kWidth * depth, -1.0);
+    // The second and third panels only, as a thread packs its share.
+    cpu::pack_a<kWidth>(a, rows, depth, 1, 2, packed.data());
+    for (int q = 0; q < 3; ++q) {
+      for (int p = 0; p < depth; ++p) {
+        for (int i = 0; i < kWidth; ++i) {
+          const double got = packed[(q * depth + p) * kWidth + i];
+          const int row = q * kWidth + i;
+          const double want = q == 0 ? -1.0 : row < rows ? a(row, p) : 0.0;
+          ASSERT_EQ(got, want) << "strides " << rs << "," << cs << " panel " << q << " step " << p
+                               << " line " << i;
+        }
+      }
+    }
+  }
+}
+
+// B~ from B stored by rows (a copy) and by columns (a transpose).
+TEST(CpuPacking, BPanelsAreColumnsOfB) {
+  constexpr int kWidth = 8;  // fewer columns than a float vector's lanes with AVX-512
+  const int depth = 37, cols = 19;
+  for (const auto& [rs, cs] : {std::pair<std::ptrdiff_t, std::ptrdiff_t>{23, 1}, {1, 40}}) {
+    std::vector<float> memory;
+    const cpu::Strided<float> b = fill(memory, depth, cols, rs, cs);
+    std::vector<float> packed(3 * kWidth * depth, -1.0f);
+    cpu::pack_b<kWidth>(b, cols, depth, 0, 3, packed.data());
+    for (int q = 0; q < 3; ++q)
+      for (int p = 0; p < depth; ++p)
+        for (int j = 0; j < kWidth; ++j) {
+          const int col = q * kWidth + j;
+          ASSERT_EQ(packed[(q * depth + p) * kWidth + j], col < cols ? b(p, col) : 0.0f)
+              << "strides " << rs << "," << cs << " column " << col << " step " << p;
+        }
+  }
+}
+
+/// The micro-kernel on random panels `depth` deep into a C of rows x cols inside an MR x NR block
+/// (ldc wider than NR), against alpha A B + beta C0 in long double with the (depth + 2) eps bound;
+/// beta 0 on a C of NaN; what lies outside the rows and columns untouched.
+template <class Scalar>
+void check_micro_kernel(int depth, int rows, int cols, Scalar alpha, Scalar beta) {
+  constexpr int MR = kCpuTileRows, NR = kernels::kCpuTileCols<Scalar>;
+  constexpr std::ptrdiff_t ldc = NR + 5;
+  std::mt19937 random(depth * 131 + rows * 7 + cols);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::vector<Scalar> a(std::size_t(MR) * depth), b(std::size_t(NR) * depth);
+  for (Scalar& x : a) x = Scalar(value(random));
+  for (Scalar& x : b) x = Scalar(value(random));
+  const Scalar poison = std::numeric_limits<Scalar>::quiet_NaN(), outside = Scalar(-99);
+  std::vector<Scalar> c(std::size_t(MR + 1) * ldc, outside), c0(c.size());
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      c[i * ldc + j] = beta == Scalar(0) ? poison : Scalar(value(random));
+  c0 = c;
+  cpu::micro_kernel<MR, NR>(depth, a.data(), b.data(),
+                            cpu::MicroTarget<Scalar>{c.data(), ldc, rows, cols, alpha, beta});
+  const long double eps = std::numeric_limits<Scalar>::epsilon();
+  for (int i = 0; i <= MR; ++i) {
+    for (std::ptrdiff_t j = 0; j < ldc; ++j) {
+      const Scalar got = c[i * ldc + j];
+      if (i >= rows || j >= cols) {
+        ASSERT_EQ(got, outside) << "stored outside at " << i << "," << j;
+        continue;
+      }
+      long double sum = 0, bound = 0;
+      for (int p = 0; p < depth; ++p) {
+        sum += (long double)a[p * MR + i] * b[p * NR + j];
+        bound += std::fabs((long double)a[p * MR + i] * b[p * NR + j]);
+      }
+      long double want = alpha * sum;
+      bound = std::fabs((long double)alpha) * bound;
+      if (beta != Scalar(0)) {
+        want += (long double)beta * c0[i * ldc + j];
+        bound += std::fabs((long double)beta * c0[i * ldc + j]);
+      }
+      ASSERT_LE(std::fabs(got - want), (depth + 2) * eps * bound)
+          << "depth " << depth << " element " << i << "," << j;
+    }
+  }
+}
+
+TEST(CpuMicroKernel, MatchesLongDoubleReference) {
+  for (const int depth : {1, 7, 37, 256}) {
+    for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, {1.5, -0.5}, {0.0, 2.0}}) {
+      const int mr = kCpuTileRows;
+      // The whole block, C's edge cutting rows, columns, or both.
+      for (const auto& [rows, cols_f, cols_d] :
+           {std::tuple{mr, kernels::kCpuTileCols<float>, kernels::kCpuTileCols<double>},
+            {mr - 1, kernels::kCpuTileCols<float>, kernels::kCpuTileCols<double>},
+            {mr, 5, 3},
+            {1, 1, 1}}) {
+        check_micro_kernel<float>(depth, rows, cols_f, float(alpha), float(beta));
+        check_micro_kernel<double>(depth, rows, cols_d, alpha, beta);
+      }
+    }
+  }
 }
 
 }  // namespace

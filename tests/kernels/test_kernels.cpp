@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -167,7 +168,8 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
 }
 
 // tensor-tiled runs the tiles of its table alone, K split as asked, and names its instruction: a
-// GPU's mma, a CPU's plain multiply-adds. On a GPU a thread a lane, so a team of 32 a warp.
+// GPU's mma, a CPU's plain multiply-adds or register-tiled's CPU schedule. On a GPU a thread a
+// lane, so a team of 32 a warp.
 TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
   using Registry = kernels::Registry<TestSpace, float, Kokkos::LayoutRight>;
   for (const std::string tile : {"32x32x8/16x16", "64x64x16/16x16", "64x64x8"}) {
@@ -177,18 +179,24 @@ TEST(TeamKernelLimits, TensorTiledRunsItsTable) {
   EXPECT_EQ(split.split_k, 2);
   EXPECT_EQ(split.partial_elements,
             2 * std::size_t(split.split_tiles) * split.tile.bm * split.tile.bn);
+  // On a CPU the default launch runs register-tiled's CPU schedule on a team of every thread; a
+  // tile of the table runs the fragments' plain multiply-adds.
   const LaunchConfig cfg = Registry::plan("tensor-tiled", {}, {64, 64, 64});
   const bool cpu = kernels::runs_on_cpu<TestSpace>();
-  EXPECT_EQ(cfg.instruction, cpu ? "fma" : "mma.m16n8k8.tf32x3");
+  const std::string cpu_schedule = kernels::cpu::instruction() + " (register-tiled's CPU schedule)";
+  EXPECT_EQ(cfg.instruction, cpu ? cpu_schedule : "mma.m16n8k8.tf32x3");
   EXPECT_EQ(cfg.team_size,
-            cpu ? 1 : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
+            cpu ? concurrency() : 32 * (cfg.tile.bm / cfg.tile.tm) * (cfg.tile.bn / cfg.tile.tn));
+  EXPECT_EQ(Registry::plan("tensor-tiled", {Tiling{32, 32, 16, 16, 16}}, {64, 64, 64}).instruction,
+            cpu ? "fma" : "mma.m16n8k8.tf32x3");
   EXPECT_EQ(fits("tensor-tiled", Tiling{32, 32, 16, 16, 16}, 96), false) << "4 warps are 128";
   // Float's split TF32 only from K = 10 (kSplitTf32MinK), plain FP32 products below.
-  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 9}).instruction, "fma");
+  EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 9}).instruction,
+            cpu ? cpu_schedule : "fma");
   EXPECT_EQ(Registry::plan("tensor-tiled", {}, {64, 64, 10}).instruction,
-            cpu ? "fma" : "mma.m16n8k8.tf32x3");
+            cpu ? cpu_schedule : "mma.m16n8k8.tf32x3");
   using DoubleRegistry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
-  EXPECT_EQ(DoubleRegistry::plan("tensor-tiled", {}, {64, 64, 1}).instruction == "fma", cpu)
+  EXPECT_NE(DoubleRegistry::plan("tensor-tiled", {}, {64, 64, 1}).instruction, "fma")
       << "double's mma products are exact at any K";
 }
 

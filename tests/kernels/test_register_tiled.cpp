@@ -1,9 +1,12 @@
 // register-tiled's own cases: the tiles a GPU build compiles with fixed extents, with paired and
-// scalar loads and 32-bit offsets, the CPU's own thread tiles, and splits of K.
+// scalar loads and 32-bit offsets, the CPU's own thread tiles and the CPU schedule, and splits of
+// K.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backend_dispatch.hpp"
@@ -160,6 +163,65 @@ TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
       check_layouts_and_ops("register-tiled", {101, 150, 77}, precision, {1.5, -0.5},
                             {Tiling::parse(tile), 1});
     }
+  }
+}
+
+// The CPU schedule (kernels/cpu/) with caches so small that its default blocks cut these shapes
+// in every loop: kc 16, mc 60 and nc 256 in float (K in 5 blocks, C's rows in bands, its columns
+// in 2 tiles at 301 x 300 x 77), ragged in m, n and k; a long K; a C of one element. Every op and
+// layout, beta 0 on a poisoned C, beta != 0, alpha 0; the default team (every thread) and teams
+// of one thread.
+TEST(RegisterTiledCpuSchedule, EdgesOfEveryLoop) {
+  if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
+    GTEST_SKIP() << "the CPU schedule";
+  } else {
+    const CpuCaches tiny{2048, 8192, 32768, 2, 4, 4, 64};
+    const auto launch = [&](int team) {
+      LaunchRequest request{std::nullopt, team};
+      request.caches = tiny;
+      return request;
+    };
+    for (const Precision precision : {Precision::Float, Precision::Double}) {
+      check_layouts_and_ops("register-tiled", {301, 300, 77}, precision, {1.5, -0.5}, launch(0));
+      check_layouts_and_ops("register-tiled", {301, 300, 77}, precision, {1.0, 0.0}, launch(1));
+      for (const Shape shape : {Shape{13, 45, 300}, Shape{1, 1, 1}}) {
+        for (const Scaling scaling : {Scaling{1.5, -0.5}, Scaling{1.0, 0.0}, Scaling{0.0, 2.0}}) {
+          for (const int team : {0, 1}) {
+            check_layouts_and_ops("register-tiled", shape, precision, scaling, launch(team));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The CPU schedule with K split as a spec asks (ranges that leave the last one short), the last
+// tiles alone, and by default for a C of fewer micro-tiles than threads and a long K; its
+// results repeat bit for bit on a team of two threads.
+TEST(RegisterTiledCpuSchedule, SplitKAndRepeatability) {
+  if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
+    GTEST_SKIP() << "the CPU schedule";
+  } else {
+    const std::string rows = std::to_string(kernels::kCpuTileRows);
+    const std::pair<std::string, Precision> tiles[] = {
+        {"24x64x16/" + rows + "x" + std::to_string(kernels::kCpuTileCols<float>), Precision::Float},
+        {"36x32x16/" + rows + "x" + std::to_string(kernels::kCpuTileCols<double>),
+         Precision::Double}};
+    for (const auto& [tile, precision] : tiles) {
+      for (const auto& [split, split_tiles, scaling] : {std::tuple{3, 0, Scaling{1.5, -0.5}},
+                                                        {7, 0, Scaling{1.5, -0.5}},
+                                                        {3, 2, Scaling{1.0, 0.0}}}) {
+        check_layouts_and_ops("register-tiled", {67, 140, 300}, precision, scaling,
+                              {Tiling::parse(tile), 0, split, split_tiles});
+      }
+    }
+    using Registry = kernels::Registry<TestSpace, double, Kokkos::LayoutRight>;
+    const LaunchConfig small = Registry::plan("register-tiled", {}, {5, 7, 2048});
+    EXPECT_EQ(small.split_k > 1, concurrency() >= 2);
+    EXPECT_EQ(small.team_size, 1);
+    check_layouts_and_ops("register-tiled", {5, 7, 2048}, Precision::Double, {1.5, -0.5}, {});
+    const Tiling cpu_tile = *Tiling::parse(tiles[1].first);
+    expect_repeatable("register-tiled", cpu_tile, std::min(2, concurrency()), {100, 37, 129});
   }
 }
 

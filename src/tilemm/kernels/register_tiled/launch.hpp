@@ -1,7 +1,9 @@
 // The register-tiled kernel's launch (register_tiled/kernel.hpp holds the kernel): which compiled
 // kernel runs a launch (the tables CompiledTiles and with_flags, then with_kernel), the default
 // tile per backend and precision, the split of K for few tiles and a long K, the limits a launch is
-// checked against before anything runs, and the launch itself (run, run_kernel).
+// checked against before anything runs, and the launch itself (run, run_kernel). On CPU backends
+// the CPU thread tiles, and every launch whose tile the spec leaves out, run the CPU schedule
+// (cpu/launch.hpp).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tilemm/kernels/cpu/launch.hpp"
 #include "tilemm/kernels/host_vector.hpp"
 #include "tilemm/kernels/register_tiled/kernel.hpp"
 
@@ -27,6 +30,8 @@ struct RegisterTiled {
   using Kernel = KernelOf<RegisterTiledVariant<TM, TN, S>>;
 
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
+  /// The CPU schedule: BLIS's loops around a micro-kernel of the CPU's thread tile.
+  using CpuSchedule = cpu::Launch<ExecSpace, Scalar, Layout>;
   /// The CPU's own thread tiles, rows of two vector registers (host_vector.hpp: 12x16 and 12x32
   /// with AVX-512, 6x8 and 6x16 with AVX2, in double and float).
   static constexpr int kCpuColsDouble = kCpuTileCols<double>;
@@ -158,53 +163,37 @@ struct RegisterTiled {
   /// small tiles are faster than 64x128 tiles in two ranges.
   static constexpr std::int64_t kMinSplitDepth = 512;
 
-  /// The default tile's candidates, largest first, per backend and precision: the fastest tiles
-  /// of the sweeps that perf/README.md reports. On a GPU, tiles compiled in (with_fixed_tile), a
-  /// thread per thread tile. In double, 128x128x8/8x8 runs one team of 256 threads a
-  /// multiprocessor, which loads its first panels and stores its tile of C alone, and 64x128x8/8x8
-  /// two, which overlap those: the first is the faster from K = 1024 on. On a CPU, a team of one
-  /// thread, its thread tiles rows of two vector registers where the compiler has vector types
-  /// (host_vector.hpp), else one 64-byte vector wide.
+  /// The default tile's candidates on a GPU, largest first, per precision: the fastest tiles of
+  /// the sweeps that perf/README.md reports, tiles compiled in (with_fixed_tile), a thread per
+  /// thread tile. In double, 128x128x8/8x8 runs one team of 256 threads a multiprocessor, which
+  /// loads its first panels and stores its tile of C alone, and 64x128x8/8x8 two, which overlap
+  /// those: the first is the faster from K = 1024 on. (CPUs run the CPU schedule's.)
   static std::vector<Tiling> default_candidates(const Extents& e) {
-    constexpr bool single = sizeof(Scalar) == 4;
-    constexpr int rows = kCpuTileRows, cols = single ? kCpuColsFloat : kCpuColsDouble;
-    if (!kCpu && single) return {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
-    if (!kCpu && e.k >= 1024) {
+    if (sizeof(Scalar) == 4) return {{128, 128, 16, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
+    if (e.k >= 1024) {
       return {{128, 128, 8, 8, 8}, {64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
     }
-    if (!kCpu) return {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
-    if (kHostVectors && single) {
-      return {{192, 256, 256, rows, cols}, {96, 128, 256, rows, cols}, {48, 64, 256, rows, cols}};
-    }
-    if (kHostVectors) {
-      return {{192, 256, 128, rows, cols}, {96, 128, 128, rows, cols}, {48, 64, 128, rows, cols}};
-    }
-    if (single) return {{128, 256, 256, 8, 16}, {64, 64, 256, 8, 16}, {32, 32, 256, 8, 16}};
-    return {{128, 128, 256, 8, 8}, {64, 64, 256, 8, 8}, {32, 32, 256, 8, 8}};
+    return {{64, 128, 8, 8, 8}, {64, 64, 16, 4, 4}, {32, 32, 8, 4, 4}};
   }
-  /// The default tile: the largest of the backend's candidates that still gives every processor
-  /// a tile of C. When only the smallest does, and K is long enough to split, the largest of the
-  /// split candidates that covers C with at most a quarter of its area outside, its teams made by
-  /// splitting K (default_split): the smallest tiles have the fewest multiply-adds per load. No
-  /// deeper than K rounded up to 8.
+  /// The default tile: on a CPU the CPU schedule's (cpu/launch.hpp) for a team of one thread, with
+  /// the caches blocking assumes. On a GPU the largest of the candidates that still gives every
+  /// processor a tile of C. When only the smallest does, and K is long enough to split, the largest
+  /// of the split candidates that covers C with at most a quarter of its area outside, its teams
+  /// made by splitting K (default_split): the smallest tiles have the fewest multiply-adds per
+  /// load. No deeper than K rounded up to 8.
   static Tiling default_tile(const Extents& e) {
-    constexpr bool cpu = kCpu;
+    if constexpr (kCpu) return CpuSchedule::default_tile(e, CpuSchedule::blocks({}), 1);
     const std::vector<Tiling> candidates = default_candidates(e);
     Tiling chosen = candidates.back();
     for (const Tiling& t : candidates) {
-      // On a CPU of few threads the largest tile passes the first test for any C, and its teams
-      // then multiply zeros: 64 x 64 in 192 x 256 is 12 times the work. There a tile must also
-      // cover C with at most a quarter of its area outside, or be the one with the least outside.
-      if (tiles_of(t, e) >= processors() &&
-          (!cpu || padding(t, e) <= 1.25 || padding(t, e) <= padding(candidates.back(), e))) {
+      if (tiles_of(t, e) >= processors()) {
         chosen = t;
         break;
       }
     }
-    // A split K's tiles: on a GPU 8x8 thread tiles, in C's shape when it has 64 rows or columns.
-    const std::vector<Tiling> split_candidates =
-        cpu ? candidates
-            : std::vector<Tiling>{candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
+    // A split K's tiles: 8x8 thread tiles, in C's shape when it has 64 rows or columns.
+    const std::vector<Tiling> split_candidates = {
+        candidates.front(), {64, 128, 8, 8, 8}, {128, 64, 8, 8, 8}};
     if (chosen == candidates.back() && e.k >= 2 * kMinSplitDepth) {
       for (const Tiling& t : split_candidates) {
         if (padding(t, e) <= 1.25 && default_split(t, e).ranges > 1) {
@@ -281,6 +270,10 @@ struct RegisterTiled {
            moved * kPartialCost / double(slots);
   }
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
+    if constexpr (kCpu) {
+      if (!request.tile || CpuSchedule::runs(*request.tile))
+        return CpuSchedule::plan(request, extents);
+    }
     LaunchConfig cfg;
     cfg.tile = request.tile.value_or(default_tile(extents));
     const Tiling& t = cfg.tile;
@@ -357,6 +350,9 @@ struct RegisterTiled {
   /// The tiles before the split ones run whole K in a launch of their own (kernels compiled for
   /// that), then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+    if constexpr (kCpu) {
+      if (CpuSchedule::runs(cfg.tile)) return CpuSchedule::run(g, cfg, partials);
+    }
     const bool ops_nn = !g.a.transposed && !g.b.transposed, pairs = pairs_fit(g);
     const int leading = std::max(g.a.leading(), g.b.leading());
     for_each_launch(cfg, tilemm::tiles_of(cfg.tile, g.m(), g.n()), partials,

@@ -22,6 +22,9 @@
 // default on a GPU where C has too few tiles for its multiprocessors and K is long. Float with K
 // below kSplitTf32MinK runs the plain FP32 product on a GPU too (instruction `fma`): split TF32
 // meets FP32's (k + 2) eps bound only from there on.
+// On CPU backends a launch whose tile the spec leaves out runs register-tiled's CPU schedule
+// (cpu/launch.hpp: a micro-kernel in vector registers, where the warps' fragments would run as
+// scalar multiply-adds), its instruction saying so; a tile of the table above runs the fragments.
 #pragma once
 
 #include <algorithm>
@@ -30,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "tilemm/kernels/cpu/launch.hpp"
+#include "tilemm/kernels/register_tiled/instances.hpp"
 #include "tilemm/kernels/tensor_tiled/kernel.hpp"
 #include "tilemm/kernels/tensor_tiled/tiles.hpp"
 
@@ -121,7 +126,17 @@ struct TensorTiled {
     });
   }
 
+  /// On a CPU, register-tiled's CPU schedule.
+  using CpuSchedule = cpu::Launch<ExecSpace, Scalar, Layout>;
+
   static LaunchConfig plan(const LaunchRequest& request, const Extents& extents) {
+    if constexpr (kCpu) {
+      if (!request.tile) {
+        LaunchConfig cfg = plan_register_tiled<ExecSpace, Scalar, Layout>(request, extents);
+        cfg.instruction += " (register-tiled's CPU schedule)";
+        return cfg;
+      }
+    }
     LaunchConfig cfg;
     cfg.tile =
         request.tile.value_or(tensor_tiles::default_tile(extents, kLayout, kPrecision, machine()));
@@ -187,6 +202,9 @@ struct TensorTiled {
   }
   /// The tiles before the split ones run whole K in a launch of their own, then the split ones.
   static void run(const Operands& g, const LaunchConfig& cfg, Scalar* partials) {
+    if constexpr (kCpu) {
+      if (CpuSchedule::runs(cfg.tile)) return run_register_tiled(g, cfg, partials);
+    }
     for_each_launch(cfg, tiles_of(cfg.tile, g.m(), g.n()), partials,
                     [&](const LaunchConfig& one, Scalar* into, int begin, int count) {
                       with_kernel(one, one.split_k == 1, [&](auto kernel) {
