@@ -28,7 +28,9 @@ report's figures, and is written only when named):
   shapes_STUDY.png     GFLOP/s per problem shape, for each study (spec) with other than square
                        products (rectangular, small and skinny shapes)
   thread_scaling.png   GFLOP/s against the thread count, where one device and host backend was run
-                       at several (a thread-scaling study: perf/slurm/threads.sbatch)
+                       at several (a thread-scaling study: perf/slurm/threads.sbatch, perf/cpu-study.sh),
+                       each kernel's efficiency at the most threads beside its last point;
+                       thread_scaling.csv the efficiencies at every count
   roofline.png         GFLOP/s against arithmetic intensity under the compute and bandwidth roofs
                        (platforms with a known peak only)
   portability.csv/.png the performance-portability figure and its inputs (two platforms or more)
@@ -59,7 +61,10 @@ Definitions:
                     the largest square n where both have a valid result (the kernel's best tile,
                     layout or op there, over the platform's best vendor result for it); 0 when the
                     kernel has no such result on some platform; not computed for a precision with
-                    one platform
+                    one platform. Beside the kernels, "best tilemm kernel": on each platform the
+                    highest of tilemm's kernels' efficiencies there (its note names the kernel)
+  thread scaling    per kernel, GFLOP/s at each thread count over the fewest threads' GFLOP/s times
+                    the ratio of the counts (1: linear); thread_scaling.csv, and printed
   failing results   verdict "fail" (validation; tilemm-bench stops such a benchmark with "validation
                     failed: ...") or "error" (a benchmark stopped for another reason): kept in
                     summary.csv, never plotted or counted as performance
@@ -85,8 +90,8 @@ from plotting.scaling import plot_scaling  # noqa: E402
 from plotting.studies import plot_shapes, plot_thread_scaling  # noqa: E402
 
 OUTPUTS = ["summary.csv", "gflops_vs_size.png", "vendor_fraction.png", "shapes_*.png",
-           "thread_scaling.png", "roofline.png", "portability.csv", "portability.png", "scaling.png",
-           "scaling.csv"]
+           "thread_scaling.png", "thread_scaling.csv", "roofline.png", "portability.csv",
+           "portability.png", "scaling.png", "scaling.csv"]
 
 
 # ------------------------------------------------------------------------------------------ main

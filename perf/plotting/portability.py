@@ -1,11 +1,15 @@
 """Pennycook's performance-portability metric: its figures per kernel and precision, their inputs,
-the table printed and the bar chart."""
+the table printed and the bar chart. Beside each kernel's own figure, that of the best tilemm
+kernel on each platform (BEST): on each platform the highest efficiency of tilemm's kernels there,
+the kernel that reached it named in its note."""
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
 from .figures import HEADER_INCHES, finish, kernel_order
 from .read import VENDOR
+
+BEST = "best tilemm kernel"
 
 
 def portability(df):
@@ -46,14 +50,39 @@ def portability(df):
                                layout=best.layout, trans=best.trans, source=best.source, note="")
                 inputs.append(row)
                 efficiencies.append(row["efficiency"])
-            pp = 0.0 if min(efficiencies) <= 0 else len(efficiencies) / sum(1 / e for e in efficiencies)
-            figures.append({"kernel": kernel, "precision": precision, "portability": pp,
-                            "platforms": len(platforms)})
+            figures.append({"kernel": kernel, "precision": precision,
+                            "portability": harmonic_mean(efficiencies), "platforms": len(platforms)})
+        best = best_kernel_rows([r for r in inputs if r["precision"] == precision], platforms,
+                                precision)
+        inputs += best
+        figures.append({"kernel": BEST, "precision": precision,
+                        "portability": harmonic_mean([r["efficiency"] for r in best]),
+                        "platforms": len(platforms)})
     inputs = pd.DataFrame(inputs)
     figures = pd.DataFrame(figures)
     if not inputs.empty:
         inputs = inputs.merge(figures[["kernel", "precision", "portability"]], on=["kernel", "precision"])
     return figures, inputs
+
+
+def harmonic_mean(efficiencies):
+    """Pennycook's metric over the platforms' efficiencies: 0 where one of them is 0."""
+    return 0.0 if min(efficiencies) <= 0 else len(efficiencies) / sum(1 / e for e in efficiencies)
+
+
+def best_kernel_rows(rows, platforms, precision):
+    """The inputs of BEST for one precision: on each platform, the row of the tilemm kernel (not
+    the vendor library) with the highest efficiency there, its note naming that kernel."""
+    best = []
+    for platform in platforms:
+        here = [r for r in rows if r["platform"] == platform and r["kernel"] != VENDOR]
+        top = max(here, key=lambda r: r["efficiency"], default=None)
+        if top is None or top["efficiency"] <= 0:
+            best.append({"kernel": BEST, "precision": precision, "platform": platform, "n": np.nan, "gflops": np.nan,
+                         "vendor_gflops": np.nan, "efficiency": 0.0, "note": "no tilemm kernel"})
+        else:
+            best.append(dict(top, kernel=BEST, note="the best: %s" % top["kernel"]))
+    return best
 
 
 def plot_portability(figures, inputs, path):

@@ -4,6 +4,7 @@ at several thread counts of one device (perf/slurm/threads.sbatch)."""
 import re
 
 import numpy as np
+import pandas as pd
 
 from .figures import (best_rows, draw_points, finish, fit_log_axis, kernel_handles, kernel_order,
                       kernel_style, log2_axis, panel_grid, panel_title, platform_list, vendor_legend)
@@ -89,9 +90,30 @@ def scaling_panels(data):
     return panels
 
 
+THREAD_COLUMNS = ["device", "backend", "precision", "m", "n", "k", "kernel", "threads", "gflops",
+                  "speedup", "efficiency", "source"]
+
+
+def thread_efficiencies(best):
+    """Per kernel of one panel's best rows: speed-up over its fewest threads, and efficiency, that
+    speed-up over the ratio of the thread counts (1: linear scaling)."""
+    rows = []
+    for kernel, line in best.groupby("kernel"):
+        line = line.sort_values("threads")
+        first = line.iloc[0]
+        for row in line.itertuples():
+            speedup = row.gflops / first.gflops
+            rows.append({"kernel": kernel, "threads": row.threads, "gflops": row.gflops,
+                         "speedup": speedup, "efficiency": speedup * first.threads / row.threads,
+                         "source": row.source})
+    return rows
+
+
 def plot_thread_scaling(df, path, vendors):
     """GFLOP/s against the thread count on host backends, with linear scaling from each kernel's
-    fewest threads dotted: the figure of a thread-scaling study."""
+    fewest threads dotted, and each kernel's efficiency at the most threads beside its last point:
+    the figure of a thread-scaling study. Writes thread_scaling.csv beside it and prints the
+    efficiencies at the most threads."""
     data = df[df.valid & ~df.backend.isin(GPU_BACKENDS) & df.concurrency.notna()]
     data = data.assign(threads=[int(float(c)) for c in data.concurrency])
     panels = scaling_panels(data)
@@ -99,6 +121,7 @@ def plot_thread_scaling(df, path, vendors):
         print("thread scaling: no device and backend with results at two or more thread counts: "
               "%s not written" % path)
         return
+    table = []
     machines = sorted({(device, backend) for device, backend, *_ in panels})
     precisions = sorted({precision for _, _, precision, _ in panels})
     all_kernels = set(df.kernel)
@@ -120,9 +143,20 @@ def plot_thread_scaling(df, path, vendors):
             ideal = line.gflops.iloc[0] * line.threads / line.threads.iloc[0]
             ax.plot(line.threads, ideal, color=colour, linestyle=":", linewidth=1)
             drawn += list(ideal)
+        first = rows.iloc[0]
+        for row in thread_efficiencies(best):
+            table.append(dict(row, device=device, backend=backend, precision=precision, m=first.m,
+                              n=first.n, k=first.k))
+            if row["threads"] == best.threads.max() and row["threads"] > best.threads.min():
+                colour, _ = kernel_style(row["kernel"], all_kernels)
+                ax.annotate("%.2f" % row["efficiency"], (row["threads"], row["gflops"]),
+                            xytext=(4, 0), textcoords="offset points", color=colour, fontsize=8,
+                            va="center")
+                print("thread scaling: %s (%s) %s %s: efficiency %.3f at %d threads against %d"
+                      % (device, backend, precision, row["kernel"], row["efficiency"],
+                         row["threads"], best.threads.min()))
         log2_axis(ax, best.threads.unique())
         fit_log_axis(ax, drawn)
-        first = rows.iloc[0]
         title = "%s (%s), %s, %dx%dx%d" % (device, backend, precision, first.m, first.n, first.k)
         if per_panel:
             title += "\n%s: %s" % (VENDOR, " / ".join(sorted({vendors.get(p, "?") for p in rows.platform})))
@@ -130,6 +164,10 @@ def plot_thread_scaling(df, path, vendors):
         ax.grid(True, which="both", alpha=0.3)
         ax.set_xlabel("threads")
         ax.set_ylabel("GFLOP/s")
-    finish(fig, path, "Thread scaling (dotted: linear from the fewest threads): "
+    csv = path.with_suffix(".csv")
+    pd.DataFrame(table, columns=THREAD_COLUMNS).to_csv(csv, index=False, float_format="%.6g")
+    print("wrote %s" % csv)
+    finish(fig, path, "Thread scaling (dotted: linear from the fewest threads; beside the last "
+           "point: GFLOP/s over linear): "
            + ", ".join("%s (%s)" % machine for machine in machines),
            kernel_handles(kernel_order(set(data.kernel)), all_kernels, vendor))

@@ -25,6 +25,13 @@ def check_thread_scaling(tmp):
           "three thread counts of one machine: thread_scaling.png at the largest product they share")
     check("counts as 3 platforms, one per thread count" in printed,
           "the portability figure of a thread sweep says what it compares")
+    # The same GFLOP/s at every count: speed-up 1, efficiency 1 / threads, printed and in the CSV.
+    with open(tmp / "threads" / "thread_scaling.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["kernel"] == "register-tiled"]
+    at4 = [r for r in rows if r["threads"] == "4"]
+    check(at4 and all(abs(float(r["efficiency"]) - 0.25) < 1e-9 for r in at4)
+          and "register-tiled: efficiency 0.250 at 4 threads against 1" in printed,
+          "thread_scaling.csv and the printout: efficiency against the fewest threads")
 
 
 def scaling_file(path, name, ranks, comm, m, n, k, seconds):

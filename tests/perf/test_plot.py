@@ -255,6 +255,19 @@ def check_portability(out, results, stdout):
     check(len(inputs) == 3 and all(r["n"] for r in inputs),
           "portability.csv lists each platform's efficiency and the size used")
     check("Performance portability" in stdout, "the figure is printed as a table")
+    # The best tilemm kernel: on each platform the highest efficiency of tilemm's kernels there.
+    for precision in ("float", "double"):
+        best = {r["platform"]: r for r in rows
+                if r["kernel"] == "best tilemm kernel" and r["precision"] == precision}
+        tops = {p: max(number(r["efficiency"]) for r in rows if r["platform"] == p
+                       and r["precision"] == precision and r["kernel"] not in ("kokkos-kernels",
+                                                                                "best tilemm kernel"))
+                for p in best}
+        check(len(best) == 3 and all(close(number(best[p]["efficiency"]), tops[p]) for p in best)
+              and all(best[p]["note"].startswith("the best: ") for p in best if tops[p] > 0),
+              "best tilemm kernel (%s): each platform's highest efficiency, its kernel named" % precision)
+        check(close(figure.get(("best tilemm kernel", precision)), harmonic_mean(list(tops.values()))),
+              "best tilemm kernel (%s): the harmonic mean of those" % precision)
 
 
 def main():
