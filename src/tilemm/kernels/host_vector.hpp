@@ -58,6 +58,7 @@ template <class Scalar>
 inline constexpr int kCpuTileCols = 2 * HostVector<Scalar>::lanes;
 #else
 inline constexpr bool kHostVectors = false;
+inline constexpr int kHostVectorBytes = 0;  // no vector types: the loops run on scalars
 /// Without vector types (nvcc's CPU backends), the thread tiles of the AVX-512 form, 12x16 and
 /// 12x32.
 inline constexpr int kCpuTileRows = 12;
