@@ -7,6 +7,7 @@
 
 #include "tilemm/backends.hpp"
 #include "tilemm/kernels/registry.hpp"
+#include "tilemm/plan.hpp"
 #include "tilemm/workspace.hpp"
 #ifdef TILEMM_HAVE_MPI
 #include "tilemm/distributed/summa.hpp"
@@ -26,10 +27,12 @@ struct BackendRunner {
     return right ? f(double{}, Kokkos::LayoutRight{}) : f(double{}, Kokkos::LayoutLeft{});
   }
 
+  /// The launch of a kernel run, its request given the caches of this CPU (on_this_cpu), from which
+  /// the CPU schedule's default blocks come.
   static LaunchConfig plan(const Problem& p, const KernelRun& run) {
     return with_types(p, [&](auto scalar, auto layout) {
       return kernels::Registry<ExecSpace, decltype(scalar), decltype(layout)>::plan(
-          run.kernel, run.launch, {p.m, p.n, p.k, p.trans_a, p.trans_b});
+          run.kernel, on_this_cpu(run.launch), {p.m, p.n, p.k, p.trans_a, p.trans_b});
     });
   }
 

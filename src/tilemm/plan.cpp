@@ -75,8 +75,7 @@ const char* spec_key(kernels::LaunchLimit limit) {
 /// names the problem, the key and the kernel.
 std::vector<LaunchConfig> launches(const BackendOps& b, const Problem& p) {
   std::vector<LaunchConfig> found;
-  for (KernelRun run : p.runs) {
-    run.launch = on_this_cpu(run.launch);
+  for (const KernelRun& run : p.runs) {
     try {
       found.push_back(b.plan(p, run));
     } catch (const kernels::LaunchError& e) {
@@ -156,9 +155,7 @@ std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
     for (std::size_t r = 0; r < p.runs.size(); ++r) {
       if (found.count({r, piece.k})) continue;
       try {
-        KernelRun run = p.runs[r];
-        run.launch = on_this_cpu(run.launch);
-        found[{r, piece.k}] = b.plan(piece, run);
+        found[{r, piece.k}] = b.plan(piece, p.runs[r]);
       } catch (const kernels::LaunchError& e) {
         throw InputError(p.origin.where() + ": kernel '" + p.runs[r].kernel +
                          "' on this rank's piece (" + std::to_string(rows) + " x " +
