@@ -18,6 +18,8 @@
 #   blas     inputs/cpu-vs-blas.yaml and inputs/cpu-schedule.yaml on THREADS threads
 #                                                      -> OUT_DIR/DATE-{cpu-vs-blas,cpu-schedule}-TAG.json
 #   threads  inputs/cpu-threads.yaml on each of THREAD_COUNTS -> OUT_DIR/DATE-cpu-threads-TAG-Nthreads.json
+#   square   inputs/square.yaml, every kernel up to n = 2048, on THREADS threads
+#                                                      -> OUT_DIR/DATE-cpu-square-TAG.json
 #   plot     perf/plot.py on OUT_DIR's JSON (thread_scaling.png, ...)  -> OUT_DIR/plots/
 #
 # Every run: OMP_PROC_BIND=spread OMP_PLACES=threads, OpenBLAS told its kernel by OPENBLAS_CORETYPE
@@ -34,7 +36,7 @@
 # 12: scripts/setup.sh, whose Kokkos 3.4.1 is built for SKX, AVX-512):
 #   here:  perf/cpu-study.sh KOKKOS_PREFIX .carry bundle   (TILEMM=build/src/tilemm)
 #   there: TILEMM_BUNDLE=.carry/cpu-study-bundle.tar.xz THREADS=16 TILEMM_TAG=COMMIT \
-#            perf/cpu-study.sh "$OUT" "$OUT" blas threads
+#            perf/cpu-study.sh "$OUT" "$OUT" blas threads square
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -ge 2 ]] || { sed -n '2,36p' "$0"; exit 2; }
@@ -129,6 +131,7 @@ for step in "${steps[@]}"; do
       done
       tag=$base_tag
       ;;
+    square) run_spec cpu-square inputs/square.yaml "$threads" ;;
     plot)
       log "plot.py"
       perf/plot.py "$out"/*.json --out "$out/plots" | tee "$out/plot.txt"
