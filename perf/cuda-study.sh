@@ -28,11 +28,13 @@
 #
 # KOKKOS_PREFIX holds Kokkos and Kokkos Kernels built with Kokkos_ENABLE_CUDA, Kokkos_ENABLE_OPENMP,
 # the GPU's Kokkos_ARCH_* and Kokkos Kernels' cuBLAS TPL (see the README). Other packages come from
-# CMAKE_PREFIX_PATH. Environment: TILEMM_JOBS (default nproc), TILEMM_TAG (file name tag, default
-# the GPU's name, e.g. h200), TILEMM_GIT_HASH (the hash to report when the tree's .git is absent).
+# CMAKE_PREFIX_PATH. Environment: TILEMM_JOBS (default nproc), TILEMM_TARGETS (what the build
+# step builds, default everything; e.g. "tilemm tilemm_kernel_tests_cuda tilemm_fragment_tests"),
+# TILEMM_TAG (file name tag, default the GPU's name, e.g. h200), TILEMM_GIT_HASH (the hash to
+# report when the tree's .git is absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 2 ]] || { sed -n '2,32p' "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,34p' "$0"; exit 2; }
 prefix=$(cd "$1" && pwd) out=$2
 shift 2
 steps=("$@")
@@ -79,7 +81,7 @@ for step in "${steps[@]}"; do
         -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" \
         -DCMAKE_PREFIX_PATH="$prefix${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
         -DTILEMM_REQUIRE_BACKENDS="CUDA;OpenMP" -DTILEMM_GIT_HASH="${TILEMM_GIT_HASH:-}"
-      cmake --build "$build" --parallel "$jobs"
+      cmake --build "$build" --parallel "$jobs" ${TILEMM_TARGETS:+--target $TILEMM_TARGETS}
       ;;
     test)
       log "ctest"
