@@ -4,6 +4,9 @@
 #   spack_check.sh SOURCE WORK env FILE [REGEX...]      concretizes a copy of the environment FILE
 #   spack_check.sh SOURCE WORK spec "SPEC" [REGEX...]   `spack spec SPEC` with the recipe's repository
 #   spack_check.sh SOURCE WORK refuse "SPEC" [REGEX...] the same, which must fail
+#   spack_check.sh SOURCE WORK broken SED "SPEC" [REGEX...]
+#                                  spec's check on a copy of the recipe that the sed script SED
+#                                  breaks on purpose: Spack must concretize it and a REGEX then fail
 # Each extended REGEX must match a line of what Spack prints (the concretized specs, or for refuse
 # its message). Spack concretizes afresh (--fresh): an installed tilemm or Kokkos is never reused,
 # so what is checked is the recipe as it stands, not what an earlier recipe installed. Everything is
@@ -20,8 +23,23 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work/scope"
-printf 'repos:\n  tilemm: %s/scripts/spack-repo/spack_repo/tilemm\n' "$source_dir" \
-  >"$work/scope/repos.yaml"
+repo=$source_dir/scripts/spack-repo/spack_repo/tilemm
+if [[ $what == broken ]]; then
+  # Spack takes a repository only from a folder named spack_repo. The copy's recipe finds no git
+  # checkout beside it, so Spack leaves its commit unresolved (a warning), which the checks ignore.
+  edit=$subject subject=$1
+  shift
+  mkdir "$work/spack_repo"
+  cp -r "$repo" "$work/spack_repo/"
+  repo=$work/spack_repo/tilemm
+  recipe=packages/tilemm/package.py
+  sed -i -E "$edit" "$repo/$recipe"
+  if cmp -s "$source_dir/scripts/spack-repo/spack_repo/tilemm/$recipe" "$repo/$recipe"; then
+    echo "FAIL: the sed script '$edit' leaves the recipe as it is"
+    exit 1
+  fi
+fi
+printf 'repos:\n  tilemm: %s\n' "$repo" >"$work/scope/repos.yaml"
 if [[ $what == env ]]; then
   mkdir "$work/env"
   cp "$subject" "$work/env/spack.yaml"
@@ -51,5 +69,10 @@ done
 grep -oE '(tilemm|kokkos|kokkos-kernels|cuda|openblas|openmpi|mpich|nccl)@[^ ~+]+' \
   "$work/out.txt" | sort -u | tr '\n' ' ' || true
 echo
+if [[ $what == broken ]]; then
+  ((status != 0)) || { echo "FAIL: every check passed on the recipe broken by '$edit'"; exit 1; }
+  echo "the checks above failed on the recipe broken by '$edit', as they should"
+  exit 0
+fi
 ((status == 0)) || cat "$work/out.txt"
 exit $status
