@@ -111,7 +111,13 @@ for step in "${steps[@]}"; do
       ;;
     bundle)
       log "bundle: $tilemm and its shared libraries"
-      perf/bundle.sh "$out/cpu-study-bundle.tar.xz" "$tilemm"
+      rm -rf "$out/bundle-src" && mkdir -p "$out/bundle-src/lib"
+      cp -L "$tilemm" "$out/bundle-src/tilemm"
+      ldd "$tilemm" | awk '$3 ~ /^\// { print $3 }' | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
+        xargs -I{} cp -L {} "$out/bundle-src/lib/"
+      tar -cf - -C "$out/bundle-src" . | xz -T"$jobs" -6 >"$out/cpu-study-bundle.tar.xz"
+      rm -rf "$out/bundle-src"
+      ls -l "$out/cpu-study-bundle.tar.xz" >&2
       ;;
     blas)
       run_spec cpu-vs-blas inputs/cpu-vs-blas.yaml "$threads"

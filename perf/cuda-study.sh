@@ -16,15 +16,7 @@
 #   tiles     inputs/tensor-tiles-gpu.yaml: tensor-tiled's tiles         -> OUT_DIR/tiles-<date>.json
 #   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
 #   bench     tilemm-bench on the GPU, n = 1024 and 4096                -> OUT_DIR/bench-<date>.json
-#   bundle    tilemm and the CUDA kernel tests with their shared libraries (perf/bundle.sh), to carry
-#             to a GPU machine that lacks the build's packages    -> OUT_DIR/cuda-study-bundle.tar.xz
 #   kernels   the CUDA kernel tests and the fragment tests, without ctest -> OUT_DIR/<test>.log
-#
-# TILEMM_BUNDLE=ARCHIVE (of the bundle step) runs the archive's executables in place of the build's
-# (KOKKOS_PREFIX is then unused); the steps that need the build tree (build, test, ptxas, bench)
-# cannot run from it. On a lent GPU machine, from a build made here:
-#   here:  perf/cuda-study.sh KOKKOS_PREFIX .carry bundle
-#   there: TILEMM_BUNDLE=.carry/cuda-study-bundle.tar.xz perf/cuda-study.sh . "$OUT" kernels study
 #
 # KOKKOS_PREFIX holds Kokkos and Kokkos Kernels built with Kokkos_ENABLE_CUDA, Kokkos_ENABLE_OPENMP,
 # the GPU's Kokkos_ARCH_* and Kokkos Kernels' cuBLAS TPL (see the README). Other packages come from
@@ -34,7 +26,7 @@
 # report when the tree's .git is absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 2 ]] || { sed -n '2,34p' "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,26p' "$0"; exit 2; }
 prefix=$(cd "$1" && pwd) out=$2
 shift 2
 steps=("$@")
@@ -46,14 +38,6 @@ day=$(date -u +%Y-%m-%d)
 build=build-cuda
 tilemm=$build/src/tilemm
 tests=("$build/tests/tilemm_kernel_tests_cuda" "$build/tests/tilemm_fragment_tests")
-if [[ -n ${TILEMM_BUNDLE:-} ]]; then
-  unpacked=$(mktemp -d "${TMPDIR:-/tmp}/cuda-study.XXXXXX")
-  trap 'rm -rf "$unpacked"' EXIT
-  tar -xJf "$TILEMM_BUNDLE" -C "$unpacked"
-  tilemm=$unpacked/tilemm
-  tests=("$unpacked/tilemm_kernel_tests_cuda" "$unpacked/tilemm_fragment_tests")
-  export LD_LIBRARY_PATH=$unpacked/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
 log() { printf '[cuda-study %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 gpu_tag() {
   local name
@@ -127,10 +111,6 @@ for step in "${steps[@]}"; do
     cpu)
       OMP_PROC_BIND=spread OMP_PLACES=threads run_spec cpu-vs-blas inputs/cpu-vs-blas.yaml \
         --backend openmp --quiet
-      ;;
-    bundle)
-      log "bundle: $tilemm and ${tests[*]}"
-      perf/bundle.sh "$out/cuda-study-bundle.tar.xz" "$tilemm" "${tests[@]}"
       ;;
     kernels)
       for test in "${tests[@]}"; do
