@@ -17,6 +17,8 @@
 #   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
 #   bench     tilemm-bench on the GPU, n = 1024 and 4096                -> OUT_DIR/bench-<date>.json
 #   kernels   the CUDA kernel tests and the fragment tests, without ctest -> OUT_DIR/<test>.log
+#   profile   Nsight Compute on tensor-tiled in each orientation      -> OUT_DIR/profile-<date>.txt
+#   summa-ops perf/specs/summa-ops-4.yaml on 4 ranks, every op         -> OUT_DIR/summa-ops-<date>.json
 #
 # KOKKOS_PREFIX holds Kokkos and Kokkos Kernels built with Kokkos_ENABLE_CUDA, Kokkos_ENABLE_OPENMP,
 # the GPU's Kokkos_ARCH_* and Kokkos Kernels' cuBLAS TPL (see the README). Other packages come from
@@ -26,7 +28,7 @@
 # report when the tree's .git is absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 2 ]] || { sed -n '2,26p' "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,28p' "$0"; exit 2; }
 prefix=$(cd "$1" && pwd) out=$2
 shift 2
 steps=("$@")
@@ -118,6 +120,24 @@ for step in "${steps[@]}"; do
         "$test" >"$out/$(basename "$test").log" 2>&1 || { tail -n 40 "$out/$(basename "$test").log"; exit 1; }
         tail -n 2 "$out/$(basename "$test").log"
       done
+      ;;
+    profile)
+      # Where each orientation's time goes: throughput, shared-memory bank conflicts, warp stalls
+      # and occupancy of every tensor-tiled launch of perf/specs/profile-orientations.yaml, with
+      # the clocks left as the board sets them.
+      log "ncu on tensor-tiled in each orientation"
+      ncu --clock-control none --kernel-name-base demangled -k regex:TensorTiledGemm \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section WarpStateStats \
+        --section Occupancy --section LaunchStats \
+        "$tilemm" perf/specs/profile-orientations.yaml --backend cuda --quiet \
+        >"$out/profile-$tag-$day.txt" 2>&1 || { tail -n 30 "$out/profile-$tag-$day.txt"; exit 1; }
+      ;;
+    summa-ops)
+      # Four ranks, whether on four GPUs or sharing fewer (comm auto: NCCL or host-staged MPI).
+      log "summa-ops on 4 ranks"
+      NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} mpirun --bind-to none -n 4 \
+        -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS "$tilemm" perf/specs/summa-ops-4.yaml \
+        --backend cuda --json "$out/summa-ops-$tag-$day.json" | tee "$out/summa-ops-$tag-$day.txt"
       ;;
     bench)
       log "tilemm-bench"
