@@ -41,7 +41,8 @@ inline bool copies_can_engage(const Extents& e, Layout layout) {
          leading(layout, e.trans_b, e.k, e.n) % 4 == 0;
 }
 
-/// The GPU's fastest tile measured where copies engage, and where they cannot (perf/README.md).
+/// The GPU's fastest tile measured where copies engage, the same in every orientation of the
+/// operands, and where they cannot (perf/README.md, "Every op and layout").
 inline Tiling best_tile(Precision p, bool copies) {
   if (p == Precision::Float)
     return copies ? Tiling{128, 64, 16, 64, 32, 3} : Tiling{128, 64, 8, 64, 32};
