@@ -74,14 +74,13 @@ std::string kokkos_kernels_configuration() {
 /// micro-kernel MR x NR and kc, nb, nc: "float 12x32 kc 256 nb 512 nc 65536; double ...", and the
 /// vector registers the build's micro-kernel is compiled for.
 std::string cpu_blocks_text(const CpuCaches& caches) {
-  const auto blocks = [&](const char* name, int bytes, int nr) {
-    const kernels::cpu::Blocks b =
-        kernels::cpu::blocks_for(caches, bytes, kernels::kCpuTileRows, nr);
+  const auto blocks = [&](const char* name, int bytes, int mr, int nr) {
+    const kernels::cpu::Blocks b = kernels::cpu::blocks_for(caches, bytes, mr, nr);
     return std::string(name) + " " + std::to_string(b.mr) + "x" + std::to_string(b.nr) + " kc " +
            std::to_string(b.kc) + " nb " + std::to_string(b.nb) + " nc " + std::to_string(b.nc);
   };
-  return blocks("float", 4, kernels::kCpuTileCols<float>) + "; " +
-         blocks("double", 8, kernels::kCpuTileCols<double>) + "; " +
+  return blocks("float", 4, kernels::kCpuTileRows<float>, kernels::kCpuTileCols<float>) + "; " +
+         blocks("double", 8, kernels::kCpuTileRows<double>, kernels::kCpuTileCols<double>) + "; " +
          (kernels::kHostVectors ? std::to_string(8 * kernels::kHostVectorBytes) + "-bit vectors"
                                 : std::string("no vector types"));
 }

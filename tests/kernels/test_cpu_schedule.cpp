@@ -17,6 +17,7 @@
 namespace tilemm::test {
 namespace {
 
+using kernels::kCpuTileCols;
 using kernels::kCpuTileRows;
 namespace cpu = kernels::cpu;
 
@@ -25,16 +26,18 @@ namespace cpu = kernels::cpu;
 constexpr CpuCaches kXeon{48 * 1024, 2048 * 1024, 300 * 1024 * 1024, 12, 16, 20, 64};
 
 TEST(CpuBlocking, ModelOnTheXeon) {
-  // L1: B's micro-panel takes 11 * 32 / 44 = 8 ways (float) or 11 * 16 / 28 = 6 (double) of 4 KiB.
-  const cpu::Blocks f = cpu::blocks_for(kXeon, 4, 12, 32), d = cpu::blocks_for(kXeon, 8, 12, 16);
+  // L1: B's micro-panel takes 11 * 32 / 44 = 8 ways of 4 KiB in float (12x32) and 11 * 24 / 32 =
+  // 8 in double (8x24): 32 KiB, 256 steps of 32 floats and 170 of 24 doubles, 168 in multiples
+  // of 8.
+  const cpu::Blocks f = cpu::blocks_for(kXeon, 4, 12, 32), d = cpu::blocks_for(kXeon, 8, 8, 24);
   EXPECT_EQ(f.kc, 256);
-  EXPECT_EQ(d.kc, 192);
+  EXPECT_EQ(d.kc, 168);
   // L2: B~'s block in a quarter of 2 MiB.
   EXPECT_EQ(f.nb, 512);
-  EXPECT_EQ(d.nb, 336);
+  EXPECT_EQ(d.nb, 384);
   EXPECT_GT(f.nc, 4096);
   EXPECT_EQ(f.nc % 32, 0);
-  EXPECT_EQ(d.nc % 16, 0);
+  EXPECT_EQ(d.nc % 24, 0);
 }
 
 TEST(CpuBlocking, UnreportedCachesAreAssumed) {
@@ -150,7 +153,7 @@ TEST(CpuPacking, BPanelsAreColumnsOfB) {
 /// beta 0 on a C of NaN; what lies outside the rows and columns untouched.
 template <class Scalar>
 void check_micro_kernel(int depth, int rows, int cols, Scalar alpha, Scalar beta) {
-  constexpr int MR = kCpuTileRows, NR = kernels::kCpuTileCols<Scalar>;
+  constexpr int MR = kCpuTileRows<Scalar>, NR = kCpuTileCols<Scalar>;
   constexpr std::ptrdiff_t ldc = NR + 5;
   std::mt19937 random(depth * 131 + rows * 7 + cols);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
@@ -193,15 +196,17 @@ void check_micro_kernel(int depth, int rows, int cols, Scalar alpha, Scalar beta
 TEST(CpuMicroKernel, MatchesLongDoubleReference) {
   for (const int depth : {1, 7, 37, 256}) {
     for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, {1.5, -0.5}, {0.0, 2.0}}) {
-      const int mr = kCpuTileRows;
-      // The whole block, C's edge cutting rows, columns, or both.
-      for (const auto& [rows, cols_f, cols_d] :
-           {std::tuple{mr, kernels::kCpuTileCols<float>, kernels::kCpuTileCols<double>},
-            {mr - 1, kernels::kCpuTileCols<float>, kernels::kCpuTileCols<double>},
-            {mr, 5, 3},
-            {1, 1, 1}}) {
-        check_micro_kernel<float>(depth, rows, cols_f, float(alpha), float(beta));
-        check_micro_kernel<double>(depth, rows, cols_d, alpha, beta);
+      const int mr_f = kCpuTileRows<float>, nr_f = kCpuTileCols<float>;
+      const int mr_d = kCpuTileRows<double>, nr_d = kCpuTileCols<double>;
+      // The whole block, C's edge cutting rows, columns (inside the first vector register or
+      // past it), or both.
+      for (const auto& [rows_f, cols_f, rows_d, cols_d] : {std::tuple{mr_f, nr_f, mr_d, nr_d},
+                                                           {mr_f - 1, nr_f, mr_d - 1, nr_d},
+                                                           {mr_f, 5, mr_d, 3},
+                                                           {mr_f, nr_f - 3, mr_d, nr_d - 3},
+                                                           {1, 1, 1, 1}}) {
+        check_micro_kernel<float>(depth, rows_f, cols_f, float(alpha), float(beta));
+        check_micro_kernel<double>(depth, rows_d, cols_d, alpha, beta);
       }
     }
   }

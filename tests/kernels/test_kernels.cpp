@@ -86,11 +86,11 @@ TEST_P(TeamKernelLaunch, AnyTileAndTeamSize) {
                 "8x16x32/8x16", "16x16x8/4x4", "32x16x4/8x8", "24x40x5/4x4",
                 "16x24x6/4x8",  "4x4x2/4x4",   "4x8x2/4x4"};  // the last two: pipelined
   if (kernel == "register-tiled" && kernels::runs_on_cpu<TestSpace>()) {
-    // the CPU's own (12x32 and 12x16 with AVX-512, 6x16 and 6x8 with AVX2)
-    tiles.insert(tiles.end(), {"24x64x20/" + std::to_string(kernels::kCpuTileRows) + "x" +
-                                   std::to_string(kernels::kCpuTileCols<float>),
-                               "36x32x7/" + std::to_string(kernels::kCpuTileRows) + "x" +
-                                   std::to_string(kernels::kCpuTileCols<double>)});
+    // the CPU's own (12x32 and 8x24 with AVX-512, 6x16 and 6x8 with AVX2): 2 x 2 and 3 x 2 of them
+    const int mf = kernels::kCpuTileRows<float>, nf = kernels::kCpuTileCols<float>;
+    const int md = kernels::kCpuTileRows<double>, nd = kernels::kCpuTileCols<double>;
+    tiles.insert(tiles.end(), {Tiling{2 * mf, 2 * nf, 20, mf, nf}.to_string(),
+                               Tiling{3 * md, 2 * nd, 7, md, nd}.to_string()});
   }
   // On a GPU tensor-tiled runs a thread a lane: its teams are 32 threads a warp, no other size.
   const bool warps = kernel == "tensor-tiled" && !kernels::runs_on_cpu<TestSpace>();
@@ -163,7 +163,7 @@ TEST(TeamKernelLimits, RegisterTiledRefusesTilesItCannotRun) {
   EXPECT_FALSE(fits("tiled", Tiling{16, 16, 8, 4, 4}, 1)) << "tiled takes no thread tile";
   // The CPU's own thread tiles are compiled for CPUs alone.
   EXPECT_EQ(fits("register-tiled",
-                 Tiling{24, 64, 8, kernels::kCpuTileRows, kernels::kCpuTileCols<float>}, 1),
+                 Tiling{24, 64, 8, kernels::kCpuTileRows<float>, kernels::kCpuTileCols<float>}, 1),
             kernels::runs_on_cpu<TestSpace>());
 }
 

@@ -147,6 +147,15 @@ TEST(RegisterTiledFixedTiles, ThirtyTwoBitOffsetsOnlyWhereTheyFit) {
   EXPECT_TRUE(Float128::Shares::offsets_fit(std::numeric_limits<int>::max()));
 }
 
+/// A tile of rows x cols of the CPU's own thread tiles of a precision (host_vector.hpp), `depth`
+/// deep: "BMxBNxBK/TMxTN".
+template <class Scalar>
+std::string cpu_tile(int rows, int cols, int depth) {
+  const int tm = kernels::kCpuTileRows<Scalar>, tn = kernels::kCpuTileCols<Scalar>;
+  return std::to_string(rows * tm) + "x" + std::to_string(cols * tn) + "x" + std::to_string(depth) +
+         "/" + std::to_string(tm) + "x" + std::to_string(tn);
+}
+
 // The CPU's default tiles (a team of one thread, rows of vector registers where the compiler has
 // vector types), in both precisions: several tiles, K blocks and edges in every direction, op(A)
 // read from either order of its panel (op N and T).
@@ -154,12 +163,9 @@ TEST(RegisterTiledCpuTiles, MatchLongDoubleReference) {
   if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
     GTEST_SKIP() << "CPU tiles";
   } else {
-    const std::string rows = std::to_string(kernels::kCpuTileRows),
-                      cols_float = std::to_string(kernels::kCpuTileCols<float>),
-                      cols_double = std::to_string(kernels::kCpuTileCols<double>);
     for (const auto& [tile, precision] :
-         {std::make_pair("48x64x32/" + rows + "x" + cols_float, Precision::Float),
-          std::make_pair("48x64x16/" + rows + "x" + cols_double, Precision::Double)}) {
+         {std::make_pair(cpu_tile<float>(4, 2, 32), Precision::Float),
+          std::make_pair(cpu_tile<double>(4, 4, 16), Precision::Double)}) {
       check_layouts_and_ops("register-tiled", {101, 150, 77}, precision, {1.5, -0.5},
                             {Tiling::parse(tile), 1});
     }
@@ -202,11 +208,9 @@ TEST(RegisterTiledCpuSchedule, SplitKAndRepeatability) {
   if constexpr (!kernels::runs_on_cpu<TestSpace>()) {
     GTEST_SKIP() << "the CPU schedule";
   } else {
-    const std::string rows = std::to_string(kernels::kCpuTileRows);
     const std::pair<std::string, Precision> tiles[] = {
-        {"24x64x16/" + rows + "x" + std::to_string(kernels::kCpuTileCols<float>), Precision::Float},
-        {"36x32x16/" + rows + "x" + std::to_string(kernels::kCpuTileCols<double>),
-         Precision::Double}};
+        {cpu_tile<float>(2, 2, 16), Precision::Float},
+        {cpu_tile<double>(3, 2, 16), Precision::Double}};
     for (const auto& [tile, precision] : tiles) {
       for (const auto& [split, split_tiles, scaling] : {std::tuple{3, 0, Scaling{1.5, -0.5}},
                                                         {7, 0, Scaling{1.5, -0.5}},

@@ -80,7 +80,7 @@ inline Blocks blocks_for(const CpuCaches& reported, int scalar_bytes, int mr, in
   b.nb = int(round_down(c.l2 / 4 / (b.kc * s), nr));
   const std::int64_t way3 = c.l3 / c.l3_ways;
   const std::int64_t b_block_ways = std::max<std::int64_t>(1, c.l3_ways - 2);
-  b.nc = int(std::min(kMaxColumns, round_down(b_block_ways * way3 / (b.kc * s), nr)));
+  b.nc = int(round_down(std::min(kMaxColumns, b_block_ways * way3 / (b.kc * s)), nr));
   return b;
 }
 

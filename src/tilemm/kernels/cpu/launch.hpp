@@ -1,7 +1,7 @@
 // The CPU schedule's launch (team_gemm.hpp holds the kernel): its blocks from the caches the
 // plan read at start-up, its default tile, team and split of K, and the launch itself. The
-// register-tiled kernel runs it on CPU backends for its CPU thread tiles (MR x NR: rows of two
-// vector registers, host_vector.hpp), and tensor-tiled by default on CPU backends.
+// register-tiled kernel runs it on CPU backends for its CPU thread tiles (MR x NR: rows of vector
+// registers, host_vector.hpp), and tensor-tiled by default on CPU backends.
 #pragma once
 
 #include <algorithm>
@@ -22,7 +22,7 @@ inline std::string instruction() {
 
 template <class ExecSpace, class Scalar, class Layout>
 struct Launch {
-  static constexpr int MR = kCpuTileRows, NR = kCpuTileCols<Scalar>;
+  static constexpr int MR = kCpuTileRows<Scalar>, NR = kCpuTileCols<Scalar>;
   using Gemm = TeamGemm<ExecSpace, Scalar, Layout, MR, NR>;
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
 

@@ -11,10 +11,10 @@
 //                                                    C is not read
 //
 // C is row-major in the schedule's orientation (its lines are rows: C^T in LayoutLeft), so that a
-// row of accumulators is stored by whole vector stores. With AVX-512, 12 rows of two registers
-// keep 24 of the 32 registers for C (12x32 in float, 12x16 in double), and each step issues 24
-// FMAs on 2 vector loads and 12 broadcasts (host_vector.hpp). Where the compiler has no vector
-// types (nvcc's host pass), the same loops run on arrays of scalars.
+// row of accumulators is stored by whole vector stores. With AVX-512, 24 of the 32 registers hold
+// C: 12 rows of two in float (12x32), each step 24 FMAs on 2 vector loads and 12 broadcasts, and
+// 8 rows of three in double (8x24), 24 FMAs on 3 loads and 8 broadcasts (host_vector.hpp). Where
+// the compiler has no vector types (nvcc's host pass), the same loops run on arrays of scalars.
 #pragma once
 
 #include <cstddef>
@@ -57,9 +57,13 @@ void micro_kernel(int depth, const Scalar* a, const Scalar* b, const MicroTarget
   constexpr int kLanes = V::lanes, kVectors = NR / kLanes;
   static_assert(NR % kLanes == 0, "a row of the micro-kernel is whole vector registers");
   // C's rows on their way into L1 while the products run: each is read or written at the end.
+  // Every cache line of a row (64 bytes apart, and its last scalar's, for a row not aligned).
+  constexpr int kLineScalars = 64 / int(sizeof(Scalar));
   for (int i = 0; i < t.rows; ++i) {
-    __builtin_prefetch(t.c + i * t.ldc, 1);
-    __builtin_prefetch(t.c + i * t.ldc + NR - 1, 1);
+    const Scalar* row = t.c + i * t.ldc;
+    TILEMM_UNROLL
+    for (int j = 0; j < NR; j += kLineScalars) __builtin_prefetch(row + j, 1);
+    __builtin_prefetch(row + NR - 1, 1);
   }
   Vec acc[MR][kVectors];
   TILEMM_UNROLL

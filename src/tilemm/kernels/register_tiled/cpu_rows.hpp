@@ -11,7 +11,7 @@
 //
 // The transformations of the core, and why:
 // - A row of a thread tile is whole vector registers (host_vector.hpp), and the thread tiles are
-//   the CPU's own (rows of two vector registers): written with arrays of scalars, the outer
+//   the CPU's own (rows of vector registers): written with arrays of scalars, the outer
 //   product's vector code is the compiler's choice, and it chose badly on AVX-512.
 // - Each value of A is read alone, from scratch into the instruction that broadcasts it, so the A
 //   panel need not be transposed: it keeps op(A)'s memory order (rows of op(A) where they are

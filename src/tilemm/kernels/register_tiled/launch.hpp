@@ -32,13 +32,13 @@ struct RegisterTiled {
   static constexpr bool kCpu = runs_on_cpu<ExecSpace>();
   /// The CPU schedule: BLIS's loops around a micro-kernel of the CPU's thread tile.
   using CpuSchedule = cpu::Launch<ExecSpace, Scalar, Layout>;
-  /// The CPU's own thread tiles, rows of two vector registers (host_vector.hpp: 12x16 and 12x32
-  /// with AVX-512, 6x8 and 6x16 with AVX2, in double and float).
-  static constexpr int kCpuColsDouble = kCpuTileCols<double>;
-  static constexpr int kCpuColsFloat = kCpuTileCols<float>;
+  /// The CPU's own thread tiles, rows of vector registers (host_vector.hpp: 8x24 and 12x32 with
+  /// AVX-512, 6x8 and 6x16 with AVX2, in double and float).
+  static constexpr int kCpuRowsDouble = kCpuTileRows<double>, kCpuColsDouble = kCpuTileCols<double>;
+  static constexpr int kCpuRowsFloat = kCpuTileRows<float>, kCpuColsFloat = kCpuTileCols<float>;
   static std::string cpu_thread_tiles() {
-    const std::string rows = std::to_string(kCpuTileRows) + "x";
-    return rows + std::to_string(kCpuColsDouble) + ", " + rows + std::to_string(kCpuColsFloat);
+    return std::to_string(kCpuRowsDouble) + "x" + std::to_string(kCpuColsDouble) + ", " +
+           std::to_string(kCpuRowsFloat) + "x" + std::to_string(kCpuColsFloat);
   }
   /// Calls f(kernel) with the kernel type of the launch's thread tile and schedule; throws
   /// LaunchError for a thread tile that is not compiled in.
@@ -52,17 +52,17 @@ struct RegisterTiled {
       f(Kernel<8, 8, S>{});
     } else if (t.tm == 8 && t.tn == 16) {
       f(Kernel<8, 16, S>{});
-    } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsDouble) {
-      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsDouble, S>{});
-    } else if (kCpu && t.tm == kCpuTileRows && t.tn == kCpuColsFloat) {
-      if constexpr (kCpu) f(Kernel<kCpuTileRows, kCpuColsFloat, S>{});
+    } else if (kCpu && t.tm == kCpuRowsDouble && t.tn == kCpuColsDouble) {
+      if constexpr (kCpu) f(Kernel<kCpuRowsDouble, kCpuColsDouble, S>{});
+    } else if (kCpu && t.tm == kCpuRowsFloat && t.tn == kCpuColsFloat) {
+      if constexpr (kCpu) f(Kernel<kCpuRowsFloat, kCpuColsFloat, S>{});
     } else {
       throw LaunchError(LaunchLimit::Tile,
                         "tile " + t.to_string() +
                             ": the register-tiled kernel has thread tiles 4x4, 4x8, 8x8, "
                             "8x16" +
                             (kCpu ? ", " + cpu_thread_tiles()
-                                  : std::string(" (and on CPUs rows of two vector "
+                                  : std::string(" (and on CPUs rows of vector "
                                                 "registers)")));
     }
   }
