@@ -1,5 +1,5 @@
-// The CPU schedule's host functions (kernels/cpu/): the block sizes the caches give, the threads'
-// grid and the default tile, the packed panels from every pair of strides with ragged edges, and
+// The CPU schedule's host functions (kernels/cpu/): the block sizes the caches give, the default
+// tile and its scratch, the packed panels from every pair of strides with ragged edges, and
 // the micro-kernel against a long double reference with beta 0 on a poisoned C, beta != 0, and
 // blocks cut by C's edge. (The whole schedule through Kokkos: test_register_tiled.cpp.)
 #include <gtest/gtest.h>
@@ -54,40 +54,28 @@ TEST(CpuBlocking, UnreportedCachesAreAssumed) {
   EXPECT_EQ(tiny.nc % 16, 0);
 }
 
-TEST(CpuBlocking, ThreadGridBalancesTheBusiestThread) {
-  // 2048 rows are 171 micro-rows of 12, 2048 columns 64 of 32: on 2 threads rows split (86 + 85),
-  // on 16 threads too (11 a thread, packing 11 micro-rows of A each).
-  EXPECT_EQ(cpu::thread_grid(171, 64, 2).rows, 2);
-  EXPECT_EQ(cpu::thread_grid(171, 64, 16).rows, 16);
-  // One micro-row: the threads split the columns.
-  EXPECT_EQ(cpu::thread_grid(1, 64, 4).cols, 4);
-  // 7 threads, a prime: a row or a column of threads.
-  const cpu::ThreadGrid seven = cpu::thread_grid(5, 100, 7);
-  EXPECT_EQ(seven.rows * seven.cols, 7);
-}
-
 TEST(CpuBlocking, DefaultTileFitsTheScratch) {
   const cpu::Blocks b = cpu::blocks_for(kXeon, 4, 12, 32);
   constexpr std::size_t kScratch = 20 << 20;
-  // 2048^3 on 2 threads: one tile of all of C, K in 256-deep blocks.
-  cpu::TileShape t = cpu::default_tile(2048, 2048, 2048, b, 2, 1, kScratch, 4);
+  // 2048^3 on one team: one tile of all of C, K in 256-deep blocks.
+  cpu::TileShape t = cpu::default_tile(2048, 2048, 2048, b, 1, kScratch, 4);
   EXPECT_EQ(t.bm, 2052);
   EXPECT_EQ(t.bn, 2048);
   EXPECT_EQ(t.kc, 256);
   // K = 300: two even blocks of 152 rather than 256 and 44.
-  EXPECT_EQ(cpu::default_tile(2048, 2048, 300, b, 2, 1, kScratch, 4).kc, 152);
-  // A tall C on one thread: all of its rows where they fit the scratch, bands where they do not.
-  EXPECT_EQ(cpu::default_tile(20000, 64, 64, b, 1, 1, kScratch, 4).bm, 20004);
+  EXPECT_EQ(cpu::default_tile(2048, 2048, 300, b, 1, kScratch, 4).kc, 152);
+  // A tall C: all of its rows where they fit the scratch, bands where they do not.
+  EXPECT_EQ(cpu::default_tile(20000, 64, 64, b, 1, kScratch, 4).bm, 20004);
   // (40008 rows of A~, 256 deep, take 39 MiB.)
-  t = cpu::default_tile(40000, 64, 1024, b, 1, 1, kScratch, 4);
+  t = cpu::default_tile(40000, 64, 1024, b, 1, kScratch, 4);
   EXPECT_LT(t.bm, 40000);
-  EXPECT_LE(cpu::scratch_bytes(t, b, 1, 4), kScratch);
-  // Teams of one thread on 4 threads: at least 4 tiles.
-  t = cpu::default_tile(200, 64, 64, b, 1, 4, kScratch, 4);
+  EXPECT_LE(cpu::scratch_bytes(t, b, 4), kScratch);
+  // 4 teams at once: at least 4 tiles.
+  t = cpu::default_tile(200, 64, 64, b, 4, kScratch, 4);
   EXPECT_GE(cpu::micro_count(200, t.bm) * cpu::micro_count(64, t.bn), 4);
-  // Scratch of 1 MiB: columns narrowed until B~ and each thread's A~ fit.
-  t = cpu::default_tile(4096, 4096, 4096, b, 2, 1, 1 << 20, 4);
-  EXPECT_LE(cpu::scratch_bytes(t, b, 2, 4), std::size_t(1) << 20);
+  // Scratch of 1 MiB: A~'s rows and B~'s columns narrowed until both fit.
+  t = cpu::default_tile(4096, 4096, 4096, b, 1, 1 << 20, 4);
+  EXPECT_LE(cpu::scratch_bytes(t, b, 4), std::size_t(1) << 20);
 }
 
 /// A rows x cols matrix of distinct values in memory with strides (rs, cs) from `data`.

@@ -1,18 +1,23 @@
 // The CPU schedule's block sizes, from the caches of the CPU and the micro-kernel's registers, and
-// how a team's threads share a tile of C. Plain host functions, free of Kokkos.
+// the team scratch a tile takes. Plain host functions, free of Kokkos.
 //
 // The schedule is BLIS's five loops around an MR x NR micro-kernel (team_gemm.hpp), whose operands
 // are packed panels (packing.hpp):
 //
-//   for each tile of C, bm x bn (a team's):             B~ (kc x bn) in L3, shared by the team
+//   for each tile of C, bm x bn (a team's):             A~ and B~ in L3, shared by the team
 //     for p0 < K, step kc:
-//       pack B~ = B[p0 : p0+kc, tile cols]             the team's threads pack their micro-panels
-//       each thread, on its rows and columns of the tile:
-//         pack A~ = A[my rows, p0 : p0+kc]             the thread's own
-//         for each block of nb of my columns:          B~'s block (kc x nb) in L2
-//           for each micro-panel of A~ (MR x kc):      in L1 while B~'s micro-panels stream past
+//       pack A~ = A[tile rows, p0 : p0+kc]             the team's threads pack shares of their
+//       pack B~ = B[p0 : p0+kc, tile cols]             micro-panels
+//       each thread, taking the team's units of work in turn until none is left:
+//         a unit: a block of B~ (kc x nb: in L2) and kUnitPanels micro-panels of A~
+//           for each micro-panel of the unit's A~ (MR x kc):   in L1 while B~'s stream past it
 //             for each micro-panel of the block (kc x NR):
 //               C[MR x NR] += A~ panel * B~ panel      the micro-kernel (micro_kernel.hpp)
+//
+// The units go block by block, so the threads share a block of B~ while it is in their L2s, and
+// a thread takes the next when it is done with one: one that its core runs slower (another
+// process, a virtual machine's neighbours) takes fewer, and the team's threads finish a K block
+// together.
 //
 // The micro-kernel broadcasts A and loads B as vectors, so B plays the part BLIS's loops give to A:
 // B's block is the one kept in L2, A's micro-panel the one kept in L1, and the innermost loop walks
@@ -84,36 +89,8 @@ inline Blocks blocks_for(const CpuCaches& reported, int scalar_bytes, int mr, in
   return b;
 }
 
-/// How a team's threads share its tile: a grid of rows x cols threads, each with a block of the
-/// tile's micro-rows (MR rows each) and micro-columns (NR columns each).
-struct ThreadGrid {
-  int rows = 1, cols = 1;
-};
-
-/// The grid of `threads` threads over a tile of `micro_rows` x `micro_cols` micro-tiles whose
-/// busiest thread finishes first. A thread's time is its micro-tiles, and one more for each of its
-/// micro-rows: it packs its own rows of A, as many scalars as a micro-tile's multiply-adds take
-/// cycles, where its neighbours in the grid's row pack the same rows again; B~ is packed once for
-/// the team. Ties go to more rows of threads.
-inline ThreadGrid thread_grid(int micro_rows, int micro_cols, int threads) {
-  ThreadGrid best{threads, 1};
-  std::int64_t best_time = -1;
-  for (int rows = threads; rows >= 1; --rows) {
-    if (threads % rows != 0) continue;
-    const int cols = threads / rows;
-    const std::int64_t my_rows = (micro_rows + rows - 1) / rows;
-    const std::int64_t my_cols = (micro_cols + cols - 1) / cols;
-    const std::int64_t time = my_rows * (my_cols + 1);
-    if (best_time < 0 || time < best_time) {
-      best = {rows, cols};
-      best_time = time;
-    }
-  }
-  return best;
-}
-
 /// A tile of the schedule in its own orientation, where C's lines are rows (C^T's in LayoutLeft):
-/// bm rows x bn columns, kc deep, and a thread grid for a team of `threads`.
+/// bm rows x bn columns, kc deep.
 struct TileShape {
   int bm = 0, bn = 0, kc = 0;
 };
@@ -123,18 +100,9 @@ inline int micro_count(std::int64_t extent, int unit) {
   return int((extent + unit - 1) / unit);
 }
 
-/// The grid a team of `threads` runs tile t on.
-inline ThreadGrid grid_of(const TileShape& t, const Blocks& b, int threads) {
-  return thread_grid(micro_count(t.bm, b.mr), micro_count(t.bn, b.nr), threads);
-}
-
-/// Rows of A~ one thread of the grid packs: its share of the tile's micro-rows.
-inline int rows_per_thread(const TileShape& t, const Blocks& b, const ThreadGrid& grid) {
-  return micro_count(micro_count(t.bm, b.mr), grid.rows) * b.mr;
-}
-
-/// Bytes of team scratch a tile takes: B~ for the tile's columns and each thread's A~, each
-/// rounded up to kAlign bytes, and kAlign for aligning the base.
+/// Bytes of team scratch a tile takes: B~ for the tile's columns, A~ for its rows, and the two
+/// counters of the team's units of work (team_gemm.hpp), each rounded up to kAlign bytes, and
+/// kAlign for aligning the base.
 inline constexpr std::size_t kAlign = 64;
 inline std::size_t aligned(std::size_t bytes) {
   return (bytes + kAlign - 1) / kAlign * kAlign;
@@ -142,14 +110,11 @@ inline std::size_t aligned(std::size_t bytes) {
 inline std::size_t b_panel_bytes(const TileShape& t, const Blocks& b, int scalar_bytes) {
   return aligned(std::size_t(t.kc) * round_up(t.bn, b.nr) * scalar_bytes);
 }
-inline std::size_t a_panel_bytes(const TileShape& t, const Blocks& b, int threads,
-                                 int scalar_bytes) {
-  return aligned(std::size_t(t.kc) * rows_per_thread(t, b, grid_of(t, b, threads)) * scalar_bytes);
+inline std::size_t a_panel_bytes(const TileShape& t, const Blocks& b, int scalar_bytes) {
+  return aligned(std::size_t(t.kc) * round_up(t.bm, b.mr) * scalar_bytes);
 }
-inline std::size_t scratch_bytes(const TileShape& t, const Blocks& b, int threads,
-                                 int scalar_bytes) {
-  return b_panel_bytes(t, b, scalar_bytes) +
-         std::size_t(threads) * a_panel_bytes(t, b, threads, scalar_bytes) + kAlign;
+inline std::size_t scratch_bytes(const TileShape& t, const Blocks& b, int scalar_bytes) {
+  return b_panel_bytes(t, b, scalar_bytes) + a_panel_bytes(t, b, scalar_bytes) + 2 * kAlign;
 }
 
 /// kc for a K of `depth`: at most b.kc, the K blocks as even as whole multiples of 8 make them
@@ -159,15 +124,13 @@ inline int even_depth(std::int64_t depth, int most) {
   return int(std::min<std::int64_t>(most, round_up((depth + blocks - 1) / blocks, 8)));
 }
 
-/// The default tile for an m x n x k product (in the schedule's orientation) on teams of `threads`,
-/// `teams` of which run at once, whose scratch may take `scratch_max` bytes: all of K's blocks kc
-/// deep (even_depth), columns nc at most (as even as whole micro-panels make them), and all of C's
-/// rows, or bands of them where the teams need more tiles. Until the scratch fits, the larger of
-/// the threads' A~ and B~ is halved (bands of rows that give each thread at most half its rows,
-/// columns), then kc.
+/// The default tile for an m x n x k product (in the schedule's orientation) for `teams` teams
+/// that run at once, whose scratch may take `scratch_max` bytes: all of K's blocks kc deep
+/// (even_depth), columns nc at most (as even as whole micro-panels make them), and all of C's rows,
+/// or bands of them where the teams need more tiles. Until the scratch fits, the larger of A~ and
+/// B~ is halved (bands of at most half the rows, columns), then kc.
 inline TileShape default_tile(std::int64_t m, std::int64_t n, std::int64_t k, const Blocks& b,
-                              int threads, std::int64_t teams, std::size_t scratch_max,
-                              int scalar_bytes) {
+                              std::int64_t teams, std::size_t scratch_max, int scalar_bytes) {
   m = std::max<std::int64_t>(m, 1);
   n = std::max<std::int64_t>(n, 1);
   // `extent` in `blocks` blocks as even as whole units make them.
@@ -176,22 +139,17 @@ inline TileShape default_tile(std::int64_t m, std::int64_t n, std::int64_t k, co
   };
   TileShape t;
   t.kc = even_depth(std::max<std::int64_t>(k, 1), b.kc);
-  std::int64_t most_n = b.nc, most_rows = round_up(m, b.mr);
+  std::int64_t most_n = b.nc, most_m = round_up(m, b.mr);
   for (;;) {
     t.bn = even_split(n, (n + most_n - 1) / most_n, b.nr);
     const std::int64_t tiles_n = (n + t.bn - 1) / t.bn;
-    // Bands of rows: at least a team's share of the teams, and m / (threads most_rows).
-    std::int64_t bands = std::max<std::int64_t>(
-        {1, (teams + tiles_n - 1) / tiles_n, m / (std::int64_t(threads) * most_rows)});
-    for (;;) {
-      t.bm = even_split(m, bands, b.mr);
-      if (rows_per_thread(t, b, grid_of(t, b, threads)) <= most_rows || t.bm <= b.mr) break;
-      ++bands;
-    }
-    if (scratch_bytes(t, b, threads, scalar_bytes) <= scratch_max) return t;
-    const std::size_t a_part = threads * a_panel_bytes(t, b, threads, scalar_bytes);
-    if (a_part >= b_panel_bytes(t, b, scalar_bytes) && most_rows > b.mr) {
-      most_rows = round_down(most_rows / 2, b.mr);
+    // Bands of rows: at least a team's share of the teams, and at most most_m rows each.
+    const std::int64_t bands =
+        std::max<std::int64_t>({1, (teams + tiles_n - 1) / tiles_n, (m + most_m - 1) / most_m});
+    t.bm = even_split(m, bands, b.mr);
+    if (scratch_bytes(t, b, scalar_bytes) <= scratch_max) return t;
+    if (a_panel_bytes(t, b, scalar_bytes) >= b_panel_bytes(t, b, scalar_bytes) && most_m > b.mr) {
+      most_m = round_down(most_m / 2, b.mr);
     } else if (most_n > b.nr) {
       most_n = round_down(most_n / 2, b.nr);
     } else if (t.kc > 8) {

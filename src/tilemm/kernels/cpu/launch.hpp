@@ -61,7 +61,7 @@ struct Launch {
     const bool left = Gemm::kLeft;
     const std::int64_t teams = std::max(1, concurrency() / team);
     const TileShape t =
-        cpu::default_tile(left ? e.n : e.m, left ? e.m : e.n, e.k, b, team, teams,
+        cpu::default_tile(left ? e.n : e.m, left ? e.m : e.n, e.k, b, teams,
                           std::size_t(Gemm::Policy::scratch_size_max(1)), int(sizeof(Scalar)));
     return left ? Tiling{t.bn, t.bm, t.kc, MR, NR} : Tiling{t.bm, t.bn, t.kc, MR, NR};
   }
@@ -75,8 +75,7 @@ struct Launch {
     cfg.tile = request.tile.value_or(default_tile(e, b, cfg.team_size));
     cfg.vector_length = 1;
     cfg.scratch_level = 1;  // a CPU's caches serve the panels
-    cfg.scratch_bytes =
-        scratch_bytes(Gemm::oriented(cfg.tile), b, cfg.team_size, int(sizeof(Scalar)));
+    cfg.scratch_bytes = scratch_bytes(Gemm::oriented(cfg.tile), b, int(sizeof(Scalar)));
     cfg.instruction = instruction();
     cfg.l2_columns = b.nb;
     // The spec's split, none for a tile it names without one, else the default

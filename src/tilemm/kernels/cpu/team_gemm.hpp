@@ -1,17 +1,18 @@
 // The CPU schedule as one Kokkos TeamPolicy kernel: BLIS's loops around the micro-kernel
-// (blocking.hpp), a team a tile of C, its threads sharing the tile's packed B~ in team scratch.
+// (blocking.hpp), a team a tile of C, its threads sharing the tile's packed A~ and B~ in team
+// scratch.
 //
 //   team: a tile of C, bm x bn (in the schedule's orientation), and a range [k_begin, k_end) of K
 //     for p0 = k_begin, k_begin + kc, ...:
-//       B~ = B[p0 : p0+kc, tile cols]          each thread packs its share of B~'s micro-panels
+//       A~ = A[tile rows, p0 : p0+kc]          each thread packs its share of A~'s micro-panels
+//       B~ = B[p0 : p0+kc, tile cols]          and of B~'s
 //       team_barrier
-//       each thread, at its place in the team's grid (blocking.hpp, thread_grid):
-//         A~ = A[my rows, p0 : p0+kc]          its own A~, in its part of the team's scratch
-//         for each block of nb of my columns:  (kc x nb of B~: in L2)
-//           for each micro-panel of A~:        (MR x kc: in L1 while B~'s stream past it)
-//             for each micro-panel of the block:
-//               C[MR x NR] = alpha A~ B~ + (p0 == k_begin ? beta : 1) C    the micro-kernel
-//       team_barrier                           before B~ is packed again
+//       each thread, while the K block's counter gives it a unit (a block of nb columns of B~ by
+//       kUnitPanels micro-panels of A~, block by block):
+//         for each micro-panel of the unit's A~:   (MR x kc: in L1 while B~'s stream past it)
+//           for each micro-panel of the block:     (kc x nb of B~: in L2)
+//             C[MR x NR] = alpha A~ B~ + (p0 == k_begin ? beta : 1) C    the micro-kernel
+//       team_barrier                           before A~ and B~ are packed again
 //
 // C itself holds the sums between K blocks: the first block scales C by beta (not reading it
 // where beta is 0), each block adds alpha times its products. A split K (epilogue/split_k.hpp)
@@ -53,8 +54,10 @@ struct TeamGemm {
   int m_o = 0, n_o = 0, k = 0;
   TileShape tile;        // oriented
   int block_panels = 1;  // B~'s micro-panels a thread's loops keep in L2 (nb / NR)
-  ThreadGrid grid;
-  std::size_t b_bytes = 0, a_bytes = 0, scratch = 0;  // B~, each thread's A~, all
+  // A~'s micro-panels in a unit of work: enough that taking a unit costs nothing beside it, few
+  // enough that a K block has several units for each thread.
+  static constexpr int kUnitPanels = 8;
+  std::size_t b_bytes = 0, a_bytes = 0, scratch = 0;  // B~, A~, all
   int tiles_n_o = 1;
   int splits = 1, k_split = 0;  // K in `splits` ranges of k_split (epilogue/split_k.hpp)
   Scalar* partials = nullptr;
@@ -90,10 +93,9 @@ struct TeamGemm {
     n_o = kLeft ? g.m() : g.n();
     k = g.k();
     const Blocks blocks{MR, NR, tile.kc, 0, 0};
-    grid = grid_of(tile, blocks, team_size);
     b_bytes = b_panel_bytes(tile, blocks, sizeof(Scalar));
-    a_bytes = a_panel_bytes(tile, blocks, team_size, sizeof(Scalar));
-    scratch = scratch_bytes(tile, blocks, team_size, sizeof(Scalar));
+    a_bytes = a_panel_bytes(tile, blocks, sizeof(Scalar));
+    scratch = scratch_bytes(tile, blocks, sizeof(Scalar));
     tiles_n_o = micro_count(n_o, tile.bn);
     k_split = split_length(k, tile.kc, splits);
   }
@@ -144,38 +146,50 @@ struct TeamGemm {
     char* raw = static_cast<char*>(team.team_scratch(1).get_shmem(scratch));
     raw += (kAlign - reinterpret_cast<std::uintptr_t>(raw) % kAlign) % kAlign;
     Scalar* b_panels = reinterpret_cast<Scalar*>(raw);
-    Scalar* a_panels = reinterpret_cast<Scalar*>(raw + b_bytes + team.team_rank() * a_bytes);
+    Scalar* a_panels = reinterpret_cast<Scalar*>(raw + b_bytes);
+    // The units of work taken so far in a K block: one counter for the block the team is in, the
+    // other set back to zero for the next while no thread can be using it.
+    int* taken = reinterpret_cast<int*>(raw + b_bytes + a_bytes);
 
-    // This thread's micro-rows [ir0, ir1) and micro-columns [jr0, jr1) of the tile, and its share
-    // [q0, q1) of B~'s micro-panels to pack.
+    // This thread's shares [r0, r1) of A~'s micro-panels and [q0, q1) of B~'s to pack, and the
+    // K block's units: blocks of block_panels micro-columns by kUnitPanels micro-rows.
     const int rank = team.team_rank(), size = team.team_size();
     const int micro_rows = micro_count(rows, MR), micro_cols = micro_count(cols, NR);
-    const int per_row = micro_count(micro_rows, grid.rows);
-    const int per_col = micro_count(micro_cols, grid.cols);
-    const int ir0 = (rank / grid.cols) * per_row, jr0 = (rank % grid.cols) * per_col;
-    const int ir1 = std::min(ir0 + per_row, micro_rows), jr1 = std::min(jr0 + per_col, micro_cols);
+    const int r0 = int(std::int64_t(micro_rows) * rank / size);
+    const int r1 = int(std::int64_t(micro_rows) * (rank + 1) / size);
     const int q0 = int(std::int64_t(micro_cols) * rank / size);
     const int q1 = int(std::int64_t(micro_cols) * (rank + 1) / size);
-    const int my_rows = ir1 > ir0 ? std::min(rows, ir1 * MR) - ir0 * MR : 0;
+    const int unit_rows = micro_count(micro_rows, kUnitPanels);
+    const int units = unit_rows * micro_count(micro_cols, block_panels);
+    if (rank == 0) {
+      Kokkos::atomic_exchange(&taken[0], 0);
+      Kokkos::atomic_exchange(&taken[1], 0);
+    }
 
-    for (int p0 = k_begin; p0 < k_end; p0 += tile.kc) {
+    for (int p0 = k_begin, pass = 0; p0 < k_end; p0 += tile.kc, ++pass) {
       const int depth = std::min(tile.kc, k_end - p0);
+      pack_a<MR>(a_o.from(row0, p0), rows, depth, r0, r1 - r0, a_panels);
       pack_b<NR>(b_o.from(p0, col0), cols, depth, q0, q1 - q0, b_panels);
       team.team_barrier();
-      if (my_rows > 0 && jr1 > jr0) {
-        pack_a<MR>(a_o.from(row0 + ir0 * MR, p0), my_rows, depth, 0, ir1 - ir0, a_panels);
-        for (int block = jr0; block < jr1; block += block_panels) {
-          const int block_end = std::min(jr1, block + block_panels);
-          for (int ir = ir0; ir < ir1; ++ir) {
-            const Scalar* a = a_panels + std::ptrdiff_t(ir - ir0) * MR * depth;
-            const int row = ir * MR, height = std::min(MR, rows - row);
-            for (int jr = block; jr < block_end; ++jr) {
-              const Scalar* b = b_panels + std::ptrdiff_t(jr) * NR * depth;
-              const int col = jr * NR, width = std::min(NR, cols - col);
-              micro_kernel<MR, NR>(
-                  depth, a, b,
-                  target(split, local, row0, col0, row, col, height, width, p0 == k_begin));
-            }
+      // Every thread is past the previous K block, and none reaches the next before this one's
+      // last barrier: the other counter is free until then.
+      if (rank == 0) Kokkos::atomic_exchange(&taken[(pass + 1) % 2], 0);
+      int* const counter = &taken[pass % 2];
+      for (int unit = Kokkos::atomic_fetch_add(counter, 1); unit < units;
+           unit = Kokkos::atomic_fetch_add(counter, 1)) {
+        const int block = unit / unit_rows * block_panels;
+        const int block_end = std::min(micro_cols, block + block_panels);
+        const int ir0 = unit % unit_rows * kUnitPanels;
+        const int ir1 = std::min(micro_rows, ir0 + kUnitPanels);
+        for (int ir = ir0; ir < ir1; ++ir) {
+          const Scalar* a = a_panels + std::ptrdiff_t(ir) * MR * depth;
+          const int row = ir * MR, height = std::min(MR, rows - row);
+          for (int jr = block; jr < block_end; ++jr) {
+            const Scalar* b = b_panels + std::ptrdiff_t(jr) * NR * depth;
+            const int col = jr * NR, width = std::min(NR, cols - col);
+            micro_kernel<MR, NR>(
+                depth, a, b,
+                target(split, local, row0, col0, row, col, height, width, p0 == k_begin));
           }
         }
       }
