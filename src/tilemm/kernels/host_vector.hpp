@@ -19,6 +19,11 @@
 
 namespace tilemm::kernels {
 
+/// The thread tiles' AVX-512 form: of the 32 registers of 64 bytes, 24 hold C, in rows of three
+/// registers in double (8x24) and of two in float (12x32).
+template <class Scalar>
+inline constexpr int kAvx512TileVectors = sizeof(Scalar) == 8 ? 3 : 2;
+
 #ifdef TILEMM_HOST_VECTORS
 inline constexpr bool kHostVectors = true;
 
@@ -56,7 +61,7 @@ struct HostVector {
 /// With AVX2's 16 registers the AVX-512 tiles spill, and 6 rows of two registers are faster than
 /// 12 rows of one.
 template <class Scalar>
-inline constexpr int kCpuTileVectors = kHostVectorBytes >= 64 && sizeof(Scalar) == 8 ? 3 : 2;
+inline constexpr int kCpuTileVectors = kHostVectorBytes >= 64 ? kAvx512TileVectors<Scalar> : 2;
 template <class Scalar>
 inline constexpr int kCpuTileRows = kHostVectorBytes >= 64 ? 24 / kCpuTileVectors<Scalar> : 6;
 template <class Scalar>
@@ -67,9 +72,9 @@ inline constexpr int kHostVectorBytes = 0;  // no vector types: the loops run on
 /// Without vector types (nvcc's CPU backends), the thread tiles of the AVX-512 form, 8x24 and
 /// 12x32.
 template <class Scalar>
-inline constexpr int kCpuTileRows = sizeof(Scalar) == 8 ? 8 : 12;
+inline constexpr int kCpuTileRows = 24 / kAvx512TileVectors<Scalar>;
 template <class Scalar>
-inline constexpr int kCpuTileCols = sizeof(Scalar) == 8 ? 24 : 32;
+inline constexpr int kCpuTileCols = kAvx512TileVectors<Scalar> * 64 / int(sizeof(Scalar));
 #endif
 
 }  // namespace tilemm::kernels

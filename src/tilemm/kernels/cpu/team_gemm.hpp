@@ -155,16 +155,14 @@ struct TeamGemm {
     // K block's units: blocks of block_panels micro-columns by kUnitPanels micro-rows.
     const int rank = team.team_rank(), size = team.team_size();
     const int micro_rows = micro_count(rows, MR), micro_cols = micro_count(cols, NR);
-    const int r0 = int(std::int64_t(micro_rows) * rank / size);
-    const int r1 = int(std::int64_t(micro_rows) * (rank + 1) / size);
-    const int q0 = int(std::int64_t(micro_cols) * rank / size);
-    const int q1 = int(std::int64_t(micro_cols) * (rank + 1) / size);
+    const auto share_start = [&](int count, int r) {
+      return int(std::int64_t(count) * r / size);
+    };
+    const int r0 = share_start(micro_rows, rank), r1 = share_start(micro_rows, rank + 1);
+    const int q0 = share_start(micro_cols, rank), q1 = share_start(micro_cols, rank + 1);
     const int unit_rows = micro_count(micro_rows, kUnitPanels);
     const int units = unit_rows * micro_count(micro_cols, block_panels);
-    if (rank == 0) {
-      Kokkos::atomic_exchange(&taken[0], 0);
-      Kokkos::atomic_exchange(&taken[1], 0);
-    }
+    if (rank == 0) Kokkos::atomic_exchange(&taken[0], 0);  // the first K block's; see below
 
     for (int p0 = k_begin, pass = 0; p0 < k_end; p0 += tile.kc, ++pass) {
       const int depth = std::min(tile.kc, k_end - p0);
