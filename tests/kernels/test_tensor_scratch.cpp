@@ -89,13 +89,8 @@ void check_staging(bool transposed_a, bool transposed_b, bool aligned) {
       const bool copy_a = a.dst_along_lines() && a.inside(k.g.a);
       const bool copy_b = b.dst_along_lines() && b.inside(k.g.b);
       for (int rank = 0; rank < Kernel::kLanes; ++rank) {
-        constexpr int kRun = Kernel::kRun;
-        if (copy_a)
-          Kernel::template copy<Kernel::kStageA / kRun>(k.g.a, a,
-                                                        a.walk(rank, Kernel::kLanes, kRun));
-        if (copy_b)
-          Kernel::template copy<Kernel::kStageB / kRun>(k.g.b, b,
-                                                        b.walk(rank, Kernel::kLanes, kRun));
+        if (copy_a) Kernel::copy(k.g.a, a, typename Kernel::RunsA(rank));
+        if (copy_b) Kernel::copy(k.g.b, b, typename Kernel::RunsB(rank));
       }
       if (copy_a) expect_panel("copied", true, row0, col0, k0);
       if (copy_b) expect_panel("copied", false, row0, col0, k0);

@@ -79,19 +79,32 @@ KOKKOS_INLINE_FUNCTION void deposit_share(bool quads, const Panel& p, int rank,
   }
 }
 
-/// Starts the copies of a thread's share of panel p: N runs of 16 bytes by the walk `runs` (items
-/// of 16 bytes), a copy each. Neighbouring threads copy neighbouring runs, so that a warp's copy
-/// asks for each 32-byte sector of a line once.
-template <int N, class Scalar, class Op, class Panel>
-KOKKOS_INLINE_FUNCTION void copy_share(const Op& x, const Panel& p, const PanelWalk& runs) {
-  const Scalar* origin = x.pointer(p.row0, p.col0);
-  const int ld = x.leading();
-  PanelWalk w = runs;
+/// A thread's share of the 16-byte runs of a panel that the team copies whole: the panel's lines
+/// of PerLine runs, N runs a thread, thread r taking run r % PerLine of line r / PerLine and of
+/// every (Lanes / PerLine)-th line after it: PanelWalk's order, which never wraps here, since
+/// Lanes is a multiple of PerLine. Every thread has its N runs, so that no copy is guarded, and a
+/// thread's next run lies a fixed distance on in the operand and in scratch.
+template <int Lanes, int PerLine, int N>
+struct CopyRuns {
+  static_assert(Lanes % PerLine == 0, "a team's copies cover whole lines");
+  static constexpr int kStep = Lanes / PerLine;  // lines from one of a thread's runs to the next
+  static constexpr int kCount = N;
+  int line, item;  // the thread's first run
+  KOKKOS_INLINE_FUNCTION explicit CopyRuns(int rank) : line(rank / PerLine), item(rank % PerLine) {}
+};
+
+/// Starts the copies of a thread's runs r of panel p, whose lines lie along op(X)'s memory and
+/// along scratch rows alike. Neighbouring threads copy neighbouring runs, so that a warp's copy
+/// asks for each 32-byte sector of a line once; the addresses are worked out once, and each copy
+/// adds a constant to them.
+template <class Scalar, class Runs, class Op, class Panel>
+KOKKOS_INLINE_FUNCTION void copy_runs(const Op& x, const Panel& p, const Runs& r) {
+  constexpr int kRun = 16 / sizeof(Scalar);
+  const std::ptrdiff_t ld = x.leading();
+  const Scalar* src = x.pointer(p.row0, p.col0) + r.line * ld + r.item * kRun;
   TILEMM_UNROLL
-  for (int s = 0; s < N; ++s, w.next()) {
-    if (w.more())
-      async_copy16(&p.at(w.line, w.pos()), origin + std::ptrdiff_t(w.line) * ld + w.pos());
-  }
+  for (int s = 0; s < Runs::kCount; ++s)
+    async_copy16(&p.at(r.line + s * Runs::kStep, r.item * kRun), src + s * Runs::kStep * ld);
 }
 
 }  // namespace tilemm::kernels

@@ -157,6 +157,18 @@ struct TensorTiledGemm {
   using TileType = Tile;
 
   Operands g;
+  /// op(A) and op(B) as the kernel reads them. A GPU kernel is compiled for its operands'
+  /// orientation, which in its layout fixes each op (with_operands_orientation in
+  /// tensor_tiled/instances.hpp): there the op is a compile-time constant, so that addresses,
+  /// panel walks and copies fold into constants and additions. A CPU kernel, compiled for one
+  /// orientation whatever the ops, reads them as given.
+  static constexpr bool kRight = std::is_same_v<Layout, Kokkos::LayoutRight>;
+  static constexpr int kOpA = kOnCpu ? -1 : int(kRight != (kAlongA == Along::k));
+  static constexpr int kOpB = kOnCpu ? -1 : int(kRight != (kAlongB == Along::mn));
+  using OpA = OpView<typename Operands::const_matrix, kOpA>;
+  using OpB = OpView<typename Operands::const_matrix, kOpB>;
+  KOKKOS_INLINE_FUNCTION OpA op_a() const { return OpA{g.a.x, g.a.transposed}; }
+  KOKKOS_INLINE_FUNCTION OpB op_b() const { return OpB{g.b.x, g.b.transposed}; }
   int tiles_m = 1, tiles_n = 1;
   bool quads_a = false, quads_b = false;  // A's, B's runs of 4 are aligned for Quad loads
   static constexpr bool kWholeK = R == KRange::whole && !kOnCpu;
@@ -200,11 +212,11 @@ struct TensorTiledGemm {
   /// orientation keeps them so.
   KOKKOS_INLINE_FUNCTION Panel<true> a_panel(Scalar* buffer, int row0, int k0) const {
     return Panel<true>({buffer, a_layout().ld, kAlongA == Along::mn, row0, k0, BM, BK,
-                        g.a.contiguous_along_cols()});
+                        op_a().contiguous_along_cols()});
   }
   KOKKOS_INLINE_FUNCTION Panel<false> b_panel(Scalar* buffer, int k0, int col0) const {
     return Panel<false>({buffer + kAScalars, b_layout().ld, kAlongB == Along::k, k0, col0, BK, BN,
-                         g.b.contiguous_along_cols()});
+                         op_b().contiguous_along_cols()});
   }
 
   /// A thread's share of panel p into registers, and from registers into scratch
@@ -309,8 +321,10 @@ struct TensorTiledGemm {
     Scalar stage_a[kStageA], stage_b[kStageB];
     const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, 4);
     const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, 4);
-    bool quads_in_a = fetch(g.a, quads_a, a_panel(buffers, row0, k_begin), rank, walk_a, stage_a);
-    bool quads_in_b = fetch(g.b, quads_b, b_panel(buffers, k_begin, col0), rank, walk_b, stage_b);
+    bool quads_in_a =
+        fetch(op_a(), quads_a, a_panel(buffers, row0, k_begin), rank, walk_a, stage_a);
+    bool quads_in_b =
+        fetch(op_b(), quads_b, b_panel(buffers, k_begin, col0), rank, walk_b, stage_b);
     deposit(quads_in_a, a_panel(buffers, row0, k_begin), rank, walk_a, stage_a);
     deposit(quads_in_b, b_panel(buffers, k_begin, col0), rank, walk_b, stage_b);
     team.team_barrier();
@@ -319,8 +333,8 @@ struct TensorTiledGemm {
       Scalar* current = buffers + buffer * kBuffer;
       Scalar* other = buffers + (buffer + 1) % kStages * kBuffer;
       if (next) {  // global loads in flight during the products
-        quads_in_a = fetch(g.a, quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
-        quads_in_b = fetch(g.b, quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
+        quads_in_a = fetch(op_a(), quads_a, a_panel(other, row0, k0 + BK), rank, walk_a, stage_a);
+        quads_in_b = fetch(op_b(), quads_b, b_panel(other, k0 + BK, col0), rank, walk_b, stage_b);
       }
       multiply(acc, current, current + kAScalars, rank / 32, rank % 32);
       if (next) {  // the other buffer was last read before the previous barrier
@@ -340,26 +354,32 @@ struct TensorTiledGemm {
            a_panel(buffers, row0, 0).dst_along_lines() &&
            b_panel(buffers, 0, col0).dst_along_lines();
   }
-  /// Starts the copies of a thread's share of panel p, N runs of kRun (team/staging.hpp).
-  template <int N, class Op, class Panel>
-  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const PanelWalk& runs) {
-    copy_share<N, Scalar>(x, p, runs);
+  /// A thread's copies of a K block's panels (team/staging.hpp): the A panel's lines run along
+  /// k or m, the B panel's along n or k, as the operands do in memory, in runs of kRun scalars.
+  using RunsA = CopyRuns<kLanes, (kAlongA == Along::k ? BK : BM) / kRun, BM * BK / kLanes / kRun>;
+  using RunsB = CopyRuns<kLanes, (kAlongB == Along::mn ? BN : BK) / kRun, BK * BN / kLanes / kRun>;
+  /// Starts the copies of a thread's runs r of panel p.
+  template <class Runs, class Op, class Panel>
+  KOKKOS_INLINE_FUNCTION static void copy(const Op& x, const Panel& p, const Runs& r) {
+    copy_runs<Scalar>(x, p, r);
   }
   /// The copy-stage pipeline of the pseudo-code over K's range [k_begin, k_end), a thread a lane:
   /// its whole K blocks copied, its last, partial one (if any) loaded element by element.
   KOKKOS_INLINE_FUNCTION void copied(const Member& team, int row0, int col0,
                                      Scalar* buffers) const {
     static_assert(kCopies >= 2, "copies keep two or more K blocks in flight");
+    static_assert((BM * BK) % (kLanes * kRun) == 0 && (BK * BN) % (kLanes * kRun) == 0,
+                  "every thread copies as many runs of each panel");
     int k_begin, k_end;
     k_range(team, k_begin, k_end);
     const int rank = team.team_rank(), first = k_begin / BK, blocks = (k_end - k_begin) / BK;
-    const PanelWalk walk_a = a_panel(buffers, row0, 0).walk(rank, kLanes, kRun);
-    const PanelWalk walk_b = b_panel(buffers, 0, col0).walk(rank, kLanes, kRun);
+    const RunsA runs_a(rank);
+    const RunsB runs_b(rank);
     const auto start = [&](int block) {  // an empty group past the last block keeps the count
       Scalar* buffer = buffers + block % kCopies * kBuffer;
       if (block < blocks) {
-        copy<kStageA / kRun>(g.a, a_panel(buffer, row0, (first + block) * BK), walk_a);
-        copy<kStageB / kRun>(g.b, b_panel(buffer, (first + block) * BK, col0), walk_b);
+        copy(op_a(), a_panel(buffer, row0, (first + block) * BK), runs_a);
+        copy(op_b(), b_panel(buffer, (first + block) * BK, col0), runs_b);
       }
       async_commit();
     };
@@ -388,9 +408,9 @@ struct TensorTiledGemm {
     const auto a = a_panel(buffer, row0, k0);
     const auto b = b_panel(buffer, k0, col0);
     for (PanelWalk w = a.walk(rank, size, 1); w.more(); w.next())
-      a.at(w.line, w.pos()) = a.value(g.a, w.line, w.pos());
+      a.at(w.line, w.pos()) = a.value(op_a(), w.line, w.pos());
     for (PanelWalk w = b.walk(rank, size, 1); w.more(); w.next())
-      b.at(w.line, w.pos()) = b.value(g.b, w.line, w.pos());
+      b.at(w.line, w.pos()) = b.value(op_b(), w.line, w.pos());
   }
   /// A CPU team: the team loads each K block's panels, then its threads take the lanes in turn,
   /// each lane's accumulators kept in scratch (Cs) between K blocks.
