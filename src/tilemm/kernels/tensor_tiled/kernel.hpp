@@ -160,11 +160,12 @@ struct TensorTiledGemm {
   /// op(A) and op(B) as the kernel reads them. A GPU kernel is compiled for its operands'
   /// orientation, which in its layout fixes each op (with_operands_orientation in
   /// tensor_tiled/instances.hpp): there the op is a compile-time constant, so that addresses,
-  /// panel walks and copies fold into constants and additions. A CPU kernel, compiled for one
-  /// orientation whatever the ops, reads them as given.
+  /// panel walks and copies fold into constants and additions. A CPU kernel and a GPU's plain
+  /// products, compiled for one orientation whatever the ops, read them as given.
   static constexpr bool kRight = std::is_same_v<Layout, Kokkos::LayoutRight>;
-  static constexpr int kOpA = kOnCpu ? -1 : int(kRight != (kAlongA == Along::k));
-  static constexpr int kOpB = kOnCpu ? -1 : int(kRight != (kAlongB == Along::mn));
+  static constexpr bool kOpsGiven = kOnCpu || P == Product::plain;
+  static constexpr int kOpA = kOpsGiven ? -1 : int(kRight != (kAlongA == Along::k));
+  static constexpr int kOpB = kOpsGiven ? -1 : int(kRight != (kAlongB == Along::mn));
   using OpA = OpView<typename Operands::const_matrix, kOpA>;
   using OpB = OpView<typename Operands::const_matrix, kOpB>;
   KOKKOS_INLINE_FUNCTION OpA op_a() const { return OpA{g.a.x, g.a.transposed}; }
