@@ -158,6 +158,26 @@ bool check_copies_engage(bool transposed_a, bool transposed_b, int K) {
   return engage;
 }
 
+/// A GPU's mma kernels read each op as a compile-time constant that their orientation implies:
+/// every op in either layout must map to an orientation that gives that op back.
+TEST(TensorTiledStaging, OrientationGivesTheOpsBack) {
+  for (const bool right : {true, false}) {
+    for (int op = 0; op < 4; ++op) {
+      const Trans ta = op & 1 ? Trans::T : Trans::N, tb = op & 2 ? Trans::T : Trans::N;
+      const auto check = [&](auto orient) {
+        using O = decltype(orient);
+        EXPECT_EQ(kernels::transposes_a(O::a, right), ta == Trans::T) << right << op;
+        EXPECT_EQ(kernels::transposes_b(O::b, right), tb == Trans::T) << right << op;
+      };
+      if (right) {
+        kernels::with_operands_orientation<Kokkos::LayoutRight>(ta, tb, check);
+      } else {
+        kernels::with_operands_orientation<Kokkos::LayoutLeft>(ta, tb, check);
+      }
+    }
+  }
+}
+
 TEST(TensorTiledStaging, DefaultCountsOnCopiesWhereTheyEngage) {
   for (int op = 0; op < 4; ++op) {
     EXPECT_TRUE(check_copies_engage<Kokkos::LayoutRight>(op & 1, op & 2, 32)) << "op " << op;

@@ -164,8 +164,8 @@ struct TensorTiledGemm {
   /// products, compiled for one orientation whatever the ops, read them as given.
   static constexpr bool kRight = std::is_same_v<Layout, Kokkos::LayoutRight>;
   static constexpr bool kOpsGiven = kOnCpu || P == Product::plain;
-  static constexpr int kOpA = kOpsGiven ? -1 : int(kRight != (kAlongA == Along::k));
-  static constexpr int kOpB = kOpsGiven ? -1 : int(kRight != (kAlongB == Along::mn));
+  static constexpr int kOpA = kOpsGiven ? -1 : int(transposes_a(kAlongA, kRight));
+  static constexpr int kOpB = kOpsGiven ? -1 : int(transposes_b(kAlongB, kRight));
   using OpA = OpView<typename Operands::const_matrix, kOpA>;
   using OpB = OpView<typename Operands::const_matrix, kOpB>;
   KOKKOS_INLINE_FUNCTION OpA op_a() const { return OpA{g.a.x, g.a.transposed}; }

@@ -48,6 +48,14 @@ constexpr Along along_of_a(bool a_contiguous_along_cols) {
 constexpr Along along_of_b(bool b_contiguous_along_cols) {
   return b_contiguous_along_cols ? Along::mn : Along::k;
 }
+/// The op that gives op(A), or op(B), that orientation in a layout (`right`: LayoutRight):
+/// transposed where the stored matrix runs the other way.
+constexpr bool transposes_a(Along a, bool right) {
+  return right != (a == Along::k);
+}
+constexpr bool transposes_b(Along b, bool right) {
+  return right != (b == Along::mn);
+}
 
 /// Where element (r, k) of an operand block lies in scratch (see above): rows of `ld` scalars
 /// along `along`, swizzled: rows of k XOR their column with `flip` where the row has bit
