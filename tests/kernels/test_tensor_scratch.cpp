@@ -230,36 +230,126 @@ void expect_four_k_loads(const std::string& what, const std::vector<std::array<l
   }
 }
 
+/// One lane's fragments of a warp region's K block in the wide schedule (warp/wide_tf32.hpp).
+template <class Kernel>
+struct WideLane {
+  using Wide = kernels::WideTf32;
+  typename Wide::Frag::A a[Kernel::FM][Wide::kSteps];
+  typename Wide::Frag::B b[Kernel::FN][Wide::kSteps];
+};
+/// Every lane's fragments of the warp region at (wm0, wn0), as the wide schedule loads them.
+template <class Kernel>
+std::vector<WideLane<Kernel>> wide_fragments(const float* As, const float* Bs, int wm0, int wn0) {
+  std::vector<WideLane<Kernel>> lanes(kLanes);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    kernels::WideTf32::load_a_warp<Kernel::kAlongA>(As, Kernel::a_layout(), wm0, lane,
+                                                    lanes[lane].a);
+    kernels::WideTf32::load_b_warp<Kernel::kAlongB>(Bs, Kernel::b_layout(), wn0, lane,
+                                                    lanes[lane].b);
+  }
+  return lanes;
+}
+
+/// A warp's 16-byte loads of runs of 4 scalars, at the scalar offsets run[lane][x] of their
+/// elements: neighbours in scratch, read in the fewest wavefronts (4 a warp).
+void expect_run_loads(const std::string& what, const std::vector<std::array<long, 4>>& run) {
+  std::vector<long> bytes(kLanes);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int x = 0; x < 4; ++x)
+      EXPECT_EQ(run[lane][x], run[lane][0] + x) << what << ", lane " << lane;
+    bytes[lane] = run[lane][0] * 4;
+  }
+  EXPECT_EQ(wavefronts(bytes, 16), 4) << what;
+}
+
 /// The wide schedule's loads of one warp (warp/wide_tf32.hpp) from a scratch whose every element
-/// holds its own offset, in the fewest wavefronts: rows g and g + 8 of each A fragment, row g of
-/// each B fragment.
+/// holds its own offset, in the fewest wavefronts: from rows of k, rows g and g + 8 of each A
+/// fragment and row g of each B fragment; from rows of m or n, the interleaved fragments' runs
+/// of 8 rows of A and 4 columns of B at each of a lane's 4 k.
 template <class Kernel>
 void check_wide_loads(const std::string& name, const float* As, const float* Bs, int wm0, int wn0) {
-  using Wide = kernels::WideTf32;
-  for (int f = 0; f < Kernel::FM; ++f) {
-    std::vector<std::array<long, 4>> upper(kLanes), lower(kLanes);
-    for (int lane = 0; lane < kLanes; ++lane) {
-      typename Wide::Frag::A a[Wide::kSteps];
-      Wide::load_a(As, Kernel::a_layout(), wm0 + Wide::Frag::kM * f, lane, a);
-      for (int j = 0; j < 4; ++j) {  // k 4 t + j of rows g and g + 8: step j / 2, column j % 2
-        upper[lane][j] = long(a[j / 2].v[2 * (j % 2)]);
-        lower[lane][j] = long(a[j / 2].v[2 * (j % 2) + 1]);
+  const auto lanes = wide_fragments<Kernel>(As, Bs, wm0, wn0);
+  // A lane's element at k 4 t + j of fragment f's rows g (half 0) and g + 8 (half 1), or of B's
+  // fragment f: step j / 2, element (j % 2) 2 + half of A, j % 2 of B.
+  const auto a_at = [&](int lane, int f, int half, int j) {
+    return long(lanes[lane].a[f][j / 2].v[2 * (j % 2) + half]);
+  };
+  const auto b_at = [&](int lane, int f, int j) {
+    return long(lanes[lane].b[f][j / 2].v[j % 2]);
+  };
+  std::vector<std::array<long, 4>> run(kLanes);
+  if constexpr (Kernel::kAlongA == Along::k) {
+    for (int f = 0; f < Kernel::FM; ++f) {
+      for (int half = 0; half < 2; ++half) {
+        for (int lane = 0; lane < kLanes; ++lane)
+          for (int j = 0; j < 4; ++j) run[lane][j] = a_at(lane, f, half, j);
+        expect_run_loads(
+            name + ": A fragment " + std::to_string(f) + " half " + std::to_string(half), run);
       }
     }
-    const bool rows_of_k = Kernel::kAlongA == Along::k;
-    expect_four_k_loads(name + ": A fragment " + std::to_string(f) + ", rows g", upper, rows_of_k);
-    expect_four_k_loads(name + ": A fragment " + std::to_string(f) + ", rows g + 8", lower,
-                        rows_of_k);
-  }
-  for (int f = 0; f < Kernel::FN; ++f) {
-    std::vector<std::array<long, 4>> column(kLanes);
-    for (int lane = 0; lane < kLanes; ++lane) {
-      typename Wide::Frag::B b[Wide::kSteps];
-      Wide::load_b(Bs, Kernel::b_layout(), wn0 + Wide::Frag::kN * f, lane, b);
-      for (int j = 0; j < 4; ++j) column[lane][j] = long(b[j / 2].v[j % 2]);  // k 4 t + j
+  } else {
+    for (int j = 0; j < 4; ++j) {  // rows 4 q .. 4 q + 3 of the lane's 8: fragments 2 q, 2 q + 1
+      for (int q = 0; q < 2; ++q) {
+        for (int lane = 0; lane < kLanes; ++lane)
+          for (int x = 0; x < 4; ++x) run[lane][x] = a_at(lane, 2 * q + x / 2, x % 2, j);
+        expect_run_loads(
+            name + ": A rows of k 4 t + " + std::to_string(j) + ", run " + std::to_string(q), run);
+      }
     }
-    expect_four_k_loads(name + ": B fragment " + std::to_string(f), column,
-                        Kernel::kAlongB == Along::k);
+  }
+  if constexpr (Kernel::kAlongB == Along::k) {
+    for (int f = 0; f < Kernel::FN; ++f) {
+      for (int lane = 0; lane < kLanes; ++lane)
+        for (int j = 0; j < 4; ++j) run[lane][j] = b_at(lane, f, j);
+      expect_run_loads(name + ": B fragment " + std::to_string(f), run);
+    }
+  } else {
+    for (int j = 0; j < 4; ++j) {  // the lane's 4 columns: fragments 0 .. 3
+      for (int lane = 0; lane < kLanes; ++lane)
+        for (int x = 0; x < 4; ++x) run[lane][x] = b_at(lane, x, j);
+      expect_run_loads(name + ": B columns at k 4 t + " + std::to_string(j), run);
+    }
+  }
+}
+
+/// The wide schedule's K block, emulated: the lanes' fragments as load_a_warp and load_b_warp
+/// give them, multiplied by the mma's maps (warp/mma_fragment.hpp), each lane's elements of C
+/// placed by WideTf32::c_row and c_col, give a warp region's product of the K block exactly
+/// (small integers), in every orientation: the loads' k order, rows and columns agree with the
+/// store's.
+template <class Kernel>
+void check_wide_product(const std::string& name) {
+  using Wide = kernels::WideTf32;
+  using Frag = Wide::Frag;
+  std::vector<float> buffer(Kernel::kBuffer);
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = float(int(i * 7919 % 17) - 8);
+  const float* As = buffer.data();
+  const float* Bs = As + Kernel::kAScalars;
+  const auto at = Kernel::a_layout();
+  const auto bt = Kernel::b_layout();
+  const auto lanes = wide_fragments<Kernel>(As, Bs, 0, 0);
+  for (int i = 0; i < Kernel::FM; ++i) {
+    for (int j = 0; j < Kernel::FN; ++j) {
+      for (int lane = 0; lane < kLanes; ++lane) {
+        for (int e = 0; e < Frag::kC; ++e) {
+          double mma = 0;  // C element e of `lane` by the mma's maps over both k-steps
+          for (int s = 0; s < Wide::kSteps; ++s) {
+            for (int kk = 0; kk < Frag::kK; ++kk) {
+              const int r = Frag::c_row(lane, e), c = Frag::c_col(lane, e);
+              const int a_lane = 4 * (r % 8) + kk % 4, b_lane = 4 * c + kk % 4;
+              mma += double(lanes[a_lane].a[i][s].v[r / 8 + 2 * (kk / 4)]) *
+                     lanes[b_lane].b[j][s].v[kk / 4];
+            }
+          }
+          const int row = Wide::c_row<Kernel::kAlongA>(i, lane, e);
+          const int col = Wide::c_col<Kernel::kAlongB>(j, lane, e);
+          double direct = 0;
+          for (int k = 0; k < Kernel::BK; ++k) direct += double(As[at(row, k)]) * Bs[bt(col, k)];
+          ASSERT_EQ(mma, direct) << name << ": fragment (" << i << ", " << j << "), lane " << lane
+                                 << ", element " << e;
+        }
+      }
+    }
   }
 }
 
@@ -316,6 +406,22 @@ TEST(TensorTiledScratch, FragmentLoadsMeetNoBankConflict) {
   for_each_orientation([](auto orient, const char* name) {
     check_fragment_loads_conflict_free<float, decltype(orient)>(name);
     check_fragment_loads_conflict_free<double, decltype(orient)>(name);
+  });
+}
+
+/// Every wide tile of the table, in every orientation, multiplies a K block as the plain
+/// product does.
+TEST(TensorTiledScratch, WideScheduleInterleavesAsItStores) {
+  for_each_orientation([](auto orient, const char* name) {
+    using Orient = decltype(orient);
+    using Launch = kernels::TensorTiled<Space, float, Kokkos::LayoutRight, Orient>;
+    kernels::any_of_types(typename Launch::Tiles{}, [&](auto tile) {
+      using Kernel =
+          kernels::TensorTiledGemm<Space, float, Kokkos::LayoutRight, decltype(tile), Orient>;
+      if constexpr (Kernel::kWideSchedule)
+        check_wide_product<Kernel>(decltype(tile)::tiling().to_string() + " " + name);
+      return false;
+    });
   });
 }
 

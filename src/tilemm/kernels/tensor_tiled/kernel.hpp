@@ -124,18 +124,21 @@ struct TensorTiledGemm {
   static constexpr bool kSwizzledK = BK == 8;
   static constexpr int kPadK = kWideSchedule || kSwizzledK ? 0 : 4;
   static constexpr int kPadMN = kWideSchedule ? 0 : sizeof(Scalar) == 8 ? 4 : 8;
-  /// The scratch layout of an operand block of `rows` (BM or BN) that runs `along` in memory.
-  KOKKOS_INLINE_FUNCTION static constexpr OperandScratch layout_of(Along along, int rows) {
+  /// The scratch layout of an operand block of `rows` (BM or BN) that runs `along` in memory;
+  /// the wide schedule swizzles rows of m or n by `wide_flip` (warp/operand_scratch.hpp).
+  KOKKOS_INLINE_FUNCTION static constexpr OperandScratch layout_of(Along along, int rows,
+                                                                   int wide_flip) {
     constexpr bool kDouble = sizeof(Scalar) == 8;
-    return along == Along::k ? OperandScratch{BK + kPadK, Along::k,
-                                              kSwizzledK ? (kDouble ? 6 : 4) : 0, kDouble ? 2 : 4}
-                             : OperandScratch{rows + kPadMN, Along::mn, kWideSchedule ? 1 : 0};
+    return along == Along::k
+               ? OperandScratch{BK + kPadK, Along::k, kSwizzledK ? (kDouble ? 6 : 4) : 0,
+                                kDouble ? 2 : 4}
+               : OperandScratch{rows + kPadMN, Along::mn, kWideSchedule ? wide_flip : 0};
   }
   KOKKOS_INLINE_FUNCTION static constexpr OperandScratch a_layout() {
-    return layout_of(kAlongA, BM);
+    return layout_of(kAlongA, BM, 2);
   }
   KOKKOS_INLINE_FUNCTION static constexpr OperandScratch b_layout() {
-    return layout_of(kAlongB, BN);
+    return layout_of(kAlongB, BN, 1);
   }
   static constexpr int kAScalars = (kAlongA == Along::k ? BM : BK) * a_layout().ld;
   static constexpr int kBuffer = kAScalars + (kAlongB == Along::k ? BN : BK) * b_layout().ld;
@@ -239,8 +242,8 @@ struct TensorTiledGemm {
                                               int warp, int lane) {
     const int wm0 = (warp / kWarpsN) * WM, wn0 = (warp % kWarpsN) * WN;
 #ifdef TILEMM_TENSOR_MMA
-    if constexpr (!kOnCpu && P == Product::mma && kWideSchedule) {
-      WideTf32::block(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
+    if constexpr (wide_mma()) {
+      WideTf32::block<kAlongA, kAlongB>(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
       return;
     } else if constexpr (!kOnCpu && P == Product::mma) {
       mma_block(acc, As, Bs, wm0, wn0, lane);
@@ -289,6 +292,23 @@ struct TensorTiledGemm {
     }
   }
 
+  /// Whether this pass multiplies by the wide schedule, whose fragments interleave the rows or
+  /// columns of an operand that runs along m or n (warp/wide_tf32.hpp).
+  KOKKOS_INLINE_FUNCTION static constexpr bool wide_mma() {
+#ifdef TILEMM_TENSOR_MMA
+    return !kOnCpu && P == Product::mma && kWideSchedule;
+#else
+    return false;
+#endif
+  }
+  /// Where a lane's element e of fragment (i, j) lies in its warp's region.
+  KOKKOS_INLINE_FUNCTION static constexpr int c_row(int i, int lane, int e) {
+    return wide_mma() ? WideTf32::c_row<kAlongA>(i, lane, e) : Frag::kM * i + Frag::c_row(lane, e);
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr int c_col(int j, int lane, int e) {
+    return wide_mma() ? WideTf32::c_col<kAlongB>(j, lane, e) : Frag::kN * j + Frag::c_col(lane, e);
+  }
+
   /// C = alpha * acc + beta * C at lane `lane` of warp `warp`'s elements, inside C only; with K
   /// split, acc as it is into the partial tile of this team's range of K.
   KOKKOS_INLINE_FUNCTION void store(const Acc& acc, const Member& team, int row0, int col0,
@@ -303,8 +323,7 @@ struct TensorTiledGemm {
       for (int j = 0; j < FN; ++j) {
         TILEMM_UNROLL
         for (int e = 0; e < Frag::kC; ++e) {
-          const int row = wm0 + Frag::kM * i + Frag::c_row(lane, e);
-          const int col = wn0 + Frag::kN * j + Frag::c_col(lane, e);
+          const int row = wm0 + c_row(i, lane, e), col = wn0 + c_col(j, lane, e);
           if (row >= g.m() || col >= g.n()) continue;
           store_element<Layout>(*this, split, local, row0, col0, row, col, acc[i][j][e]);
         }

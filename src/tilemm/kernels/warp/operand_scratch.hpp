@@ -17,8 +17,10 @@
 //   contiguous bytes and three buffers of 128x64x8 fit a team's scratch. The wide schedule reads
 //   rows of 16 floats 16 bytes a lane, which meet no conflict unpadded (wide_tf32.hpp).
 // - rows of r: rows k = t = 0..3 must start in distinct quarters: rows of r + 8 floats or r + 4
-//   doubles. The wide schedule reads rows 4 t + c instead, which start in the same banks unpadded,
-//   so it swizzles: row k moves r by 8 ((k / 4) % 4) (mask (k & 12) 2).
+//   doubles. The wide schedule reads 16-byte runs of rows 4 t + c instead, which start in the same
+//   banks unpadded, so it swizzles by (k / 4) % 4: B's rows, a run a lane, move r by 8 ((k / 4) %
+//   4) (flip 1: mask (k & 12) 2); A's, two neighbouring runs a lane, by 4 and 16 for its bits 0
+//   and 1 (flip 2: mask (k & 4) | (k & 8) 2).
 // The launch picks the order from the layout and the ops (tensor_tiled/launch.hpp); every kernel is
 // compiled for the orientation of both of its operands.
 #pragma once
@@ -59,7 +61,8 @@ constexpr bool transposes_b(Along b, bool right) {
 
 /// Where element (r, k) of an operand block lies in scratch (see above): rows of `ld` scalars
 /// along `along`, swizzled: rows of k XOR their column with `flip` where the row has bit
-/// `flip_row`; rows of r (flip 1) XOR it with 8 ((k / 4) % 4); flip 0: no swizzle.
+/// `flip_row`; rows of r XOR it with 8 ((k / 4) % 4) (flip 1) or with 4 and 16 for bits 0 and 1 of
+/// (k / 4) % 4 (flip 2); flip 0: no swizzle.
 struct OperandScratch {
   int ld;
   Along along = Along::mn;
@@ -69,7 +72,8 @@ struct OperandScratch {
       : ld(ld_), along(along_), flip(flip_), flip_row(flip_row_) {}
   /// The column of a scratch row XORed with this: whole 16-byte runs move, within the row.
   KOKKOS_INLINE_FUNCTION constexpr int mask(int row) const {
-    return along == Along::k ? (row & flip_row ? flip : 0) : (row & 12) * 2 * flip;
+    if (along == Along::k) return row & flip_row ? flip : 0;
+    return flip == 2 ? (row & 4) | (row & 8) * 2 : (row & 12) * 2 * flip;
   }
   /// The offset of (row, col) of scratch, swizzled.
   KOKKOS_INLINE_FUNCTION constexpr int place(int row, int col) const {
