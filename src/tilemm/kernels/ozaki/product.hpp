@@ -2,13 +2,15 @@
 // the int8 residues of the splitting, in int32, with a Kokkos team and its level-0 scratch.
 //
 //   each team owns a BM x BN tile of C_p for one modulus p:
-//     Cs = 0                                   (int32)
+//     Cs = 0                                    int32
 //     for k0 = 0, BK, 2 BK, ... < K:
-//       As = A_p[tile rows, k0 : k0+BK]        cooperative load of the part inside the matrix
-//       (int8) Bs = B_p[tile cols, k0 : k0+BK] team_barrier Cs += As * Bs^T each thread its own
-//       elements: int8 x int8 -> int32 team_barrier every kReduceEvery of K, and at the end: Cs =
-//       Cs mod p
-//     C_p[tile] = Cs in [0, p)                 (uint8); elements outside the matrix never summed
+//       As = A_p[tile rows, k0 : k0 + BK]       int8, the part inside the matrix
+//       Bs = B_p[tile cols, k0 : k0 + BK]       int8
+//       team_barrier
+//       Cs += As * Bs^T                         each thread its own elements, int8 x int8 -> int32
+//       team_barrier
+//       every kReduceEvery of K, and at the end: Cs = Cs mod p
+//     C_p[tile] = Cs in [0, p)                  uint8; elements outside the matrix never summed
 //
 // A product of two residues is at most 128 * 128 = 2^14 in magnitude, so 2^16 of them stay within
 // int32 and Cs is reduced that often: exact for any K. This is the portable path, the one the CPU
