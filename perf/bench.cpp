@@ -69,7 +69,9 @@ std::vector<tilemm::Problem> problems_from_sizes(const Options& o) {
         p.k = match[3].matched ? std::stoll(match[3]) : p.m;
         p.precision = precision;
         p.layout = layout;
-        for (const auto& kernel : tilemm::kernel_names()) p.runs.push_back({kernel, {}});
+        for (const auto& kernel : tilemm::kernel_names()) {
+          if (tilemm::kernel_takes(kernel, precision)) p.runs.push_back({kernel, {}});
+        }
         problems.push_back(p);
       }
     }

@@ -49,6 +49,7 @@ void list_kernels(std::ostream& out) {
       {"tiled", "a team per tile of C, tiles of A and B in team scratch"},
       {"register-tiled", "tiled, each thread's block of C in registers (the outer-product form)"},
       {"tensor-tiled", "register-tiled's tiles, each warp's product on the tensor cores on GPUs"},
+      {"ozaki", "double from int8 products over a set of moduli (the Ozaki scheme II)"},
       {"kokkos-kernels",
        "KokkosBlas::gemm: the vendor BLAS (cuBLAS on CUDA, the linked BLAS on CPUs), the "
        "baseline"}};

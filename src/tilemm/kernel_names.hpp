@@ -6,12 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "tilemm/types.hpp"
+
 namespace tilemm {
 
 inline const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names = {"naive", "tiled", "register-tiled", "tensor-tiled",
-                                                 "kokkos-kernels"};
+  static const std::vector<std::string> names = {"naive",        "tiled", "register-tiled",
+                                                 "tensor-tiled", "ozaki", "kokkos-kernels"};
   return names;
+}
+
+/// Whether a kernel runs in this precision: ozaki runs in double only.
+inline bool kernel_takes(const std::string& kernel, Precision precision) {
+  return kernel != "ozaki" || precision == Precision::Double;
 }
 
 /// The kernel meant by a name that is none: the libraries `kokkos-kernels` calls ("cublas",

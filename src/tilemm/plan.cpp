@@ -52,7 +52,8 @@ std::size_t host_scratch_bytes(const Plan& plan) {
   return most;
 }
 
-/// The spec key that sets the part of a launch a backend refused.
+}  // namespace
+
 const char* spec_key(kernels::LaunchLimit limit) {
   switch (limit) {
     case kernels::LaunchLimit::TeamSize:
@@ -65,11 +66,15 @@ const char* spec_key(kernels::LaunchLimit limit) {
       return "n";
     case kernels::LaunchLimit::K:
       return "k";
+    case kernels::LaunchLimit::Moduli:
+      return "moduli";
     case kernels::LaunchLimit::Tile:
       break;
   }
   return "tile";
 }
+
+namespace {
 
 /// The launch of each of a problem's kernel runs; a launch that cannot fit is an InputError that
 /// names the problem, the key and the kernel.

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/problem.hpp"
 #include "tilemm/system_info.hpp"
 
@@ -55,6 +56,9 @@ std::vector<Plan> plan(const std::vector<Problem>& problems, const std::string& 
 /// an InputError that names the piece. Needs Kokkos initialized.
 std::map<std::pair<std::size_t, std::int64_t>, LaunchConfig> local_launches(
     const Problem& p, const std::string& backend);
+
+/// The spec key that sets the part of a launch a backend refused ("tile", "moduli", ...).
+const char* spec_key(kernels::LaunchLimit limit);
 
 /// `request` with the caches of the CPU this process runs on (system_info::cpu_caches, read once),
 /// from which the CPU schedule's default blocks come.

@@ -130,6 +130,7 @@ bool run(const Plan& plan, const std::string& name,
     } catch (const std::exception& e) {
       throw run_failure(plan, name, e);
     }
+    if (const auto ran = session->launch(r)) res.launch = *ran;
     res.distributed = session->distributed(r, res.time.times.size());
     // SUMMA's local products run a launch of their own; a replicated run is the plan's launch.
     if (res.distributed && res.distributed->distribution != Spread::Replicated) {

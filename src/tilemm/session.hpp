@@ -27,6 +27,9 @@ class Session {
   /// Whether the reference that error() compares with passes Freivalds' check itself (a vendor
   /// BLAS that is wrong gives a wrong reference); where it does not, error() proves nothing.
   virtual bool reference_valid() const = 0;
+  /// The launch of kernel run `run` as it runs on this problem's data, where the data decides part
+  /// of it (ozaki's count of moduli); nothing where the plan's launch is the whole story.
+  virtual std::optional<LaunchConfig> launch(std::size_t /*run*/) const { return std::nullopt; }
   /// Writes C after the last run to `path` as .npy, in the problem's layout.
   virtual void write_c(const std::string& path) const = 0;
   /// For a product over the ranks of an MPI run, how kernel run `run` ran over its last `timed`

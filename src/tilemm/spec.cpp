@@ -18,6 +18,7 @@
 
 #include "tilemm/errors.hpp"
 #include "tilemm/kernel_names.hpp"
+#include "tilemm/kernels/ozaki/moduli.hpp"
 #include "tilemm/output_paths.hpp"
 #include "tilemm/spec_document.hpp"
 #include "tilemm/spec_inputs.hpp"
@@ -29,8 +30,8 @@ namespace tilemm {
 const std::vector<std::string>& problem_keys() {
   static const std::vector<std::string> keys = {
       "name", "m", "n", "k", "size", "precision", "layout", "trans_a", "trans_b", "alpha", "beta",
-      "kernels", "tile", "team_size", "split_k", "split_tiles", "repeats", "warmup", "warmup_s",
-      "seed", "a", "b", "c", "c_out",
+      "kernels", "tile", "team_size", "split_k", "split_tiles", "moduli", "repeats", "warmup",
+      "warmup_s", "seed", "a", "b", "c", "c_out",
       // A run over MPI ranks (distributed/summa.hpp):
       "grid", "block", "panel", "comm", "distribution"};
   return keys;
@@ -222,6 +223,27 @@ void read_launch_lists(const ProblemReader& r, Sweep& sweep) {
     r.error(r.find("split_tiles"), "split_tiles",
             "names the tiles whose K a split_k splits, and this problem has no split_k");
   }
+  const bool ozaki = std::find(kernels.begin(), kernels.end(), "ozaki") != kernels.end();
+  sweep.moduli = r.list<std::int64_t>("moduli", r.integers(1, kernels::ozaki::kMaxModuli), {0});
+  if (!ozaki && r.in_problem("moduli")) {
+    r.error(r.find("moduli"), "moduli",
+            "only 'ozaki' takes a count of moduli, and it is not among the kernels [" +
+                join(kernels) + "]");
+  }
+}
+
+/// A problem that names ozaki among its kernels must run in double in one of its precisions
+/// (ozaki runs in double only, and runs in the others are left out; `kernels: all` leaves it out).
+void check_precisions(const ProblemReader& r, const Sweep& sweep) {
+  const YAML::Node node = r.find("kernels");
+  const bool named = node && !(node.IsScalar() && node.Scalar() == "all");
+  const auto& kernels = sweep.kernels;
+  if (!named || std::find(kernels.begin(), kernels.end(), "ozaki") == kernels.end()) return;
+  for (const Precision precision : sweep.precisions) {
+    if (kernel_takes("ozaki", precision)) return;
+  }
+  r.error(r.find("precision"), "precision",
+          "kernel 'ozaki' runs in double only, and this problem runs in float alone");
 }
 
 /// The keys of a run over MPI ranks, each a value or a list: `grid` (PrxPc), `block`, `panel`,
@@ -280,6 +302,7 @@ Sweep read_sweep(const ProblemReader& r, const YAML::Node& node, const MatrixHea
   sweep.kernels = read_kernels(r);
   sweep.tiles = read_tiles(r, sweep.kernels);
   read_launch_lists(r, sweep);
+  check_precisions(r, sweep);
   sweep.distributions = read_distributions(r);
   return sweep;
 }

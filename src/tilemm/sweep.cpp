@@ -12,6 +12,14 @@ namespace tilemm {
 std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most) {
   std::vector<KernelRun> runs;
   for (const auto& kernel : sweep.kernels) {
+    if (kernel == "ozaki") {
+      for (const auto moduli : sweep.moduli) {
+        KernelRun run{kernel, {}};
+        run.launch.moduli = static_cast<int>(moduli);
+        runs.push_back(run);
+      }
+      continue;
+    }
     if (!kernel_is_tiled(kernel)) {
       runs.push_back({kernel, {}});
       continue;
@@ -68,6 +76,11 @@ std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep) {
       for (const auto layout : sweep.layouts) {
         for (const auto& distribution : sweep.distributions) {
           Problem problem = base;
+          problem.runs.clear();
+          for (const KernelRun& run : base.runs) {
+            if (kernel_takes(run.kernel, precision)) problem.runs.push_back(run);
+          }
+          if (problem.runs.empty()) continue;
           problem.m = m;
           problem.n = n;
           problem.k = k;

@@ -24,6 +24,8 @@ struct Sweep {
   std::map<std::string, std::vector<Tiling>> tiles;
   /// A 0 in these lists leaves the value to the backend.
   std::vector<std::int64_t> team_sizes, split_ks, split_tiles;
+  /// ozaki's counts of moduli; a 0 leaves the count to the data.
+  std::vector<std::int64_t> moduli{0};
   /// Every combination of the keys of an MPI run (grid, block, panel, comm, distribution).
   std::vector<Distribution> distributions{Distribution{}};
 };
@@ -37,7 +39,8 @@ std::vector<KernelRun> expand_runs(const Sweep& sweep, std::int64_t most);
 std::int64_t count_results(const Sweep& sweep, std::size_t runs, std::int64_t most);
 
 /// `base`, runs included, for every combination of m, n, k (or each size), precision, layout and
-/// distribution.
+/// distribution; each with the runs of the kernels that take its precision (kernel_takes), and
+/// none where that leaves no run.
 std::vector<Problem> expand_problems(const Problem& base, const Sweep& sweep);
 
 }  // namespace tilemm

@@ -58,6 +58,7 @@ struct LaunchRequest {
   int team_size = 0;
   int split_k = 0;      // ranges of K summed apart (register-tiled)
   int split_tiles = 0;  // tiles of C, the last in the tile order, whose K is split (register-tiled)
+  int moduli = 0;       // ozaki's count of moduli; 0: what double accuracy needs for the data
   /// The caches of the CPU a CPU backend runs on, read once at start-up by the plan; the CPU
   /// schedule's default blocks come from them.
   CpuCaches caches;
@@ -87,8 +88,11 @@ struct LaunchConfig {
   /// of a last wave of teams that would leave processors idle); the others run whole K in a launch
   /// before them. 0 when K is not split.
   std::int64_t split_tiles = 0;
-  std::size_t partial_elements = 0;  // scalars of backend memory for the partials (split_k > 1)
-  std::string instruction;           // the matrix instruction of the innermost product, if any
+  /// Scalars of backend memory the launch needs besides the operands: a split K's partials
+  /// (split_k > 1), ozaki's residues and products.
+  std::size_t partial_elements = 0;
+  std::string instruction;  // the matrix instruction of the innermost product, if any
+  int moduli = 0;           // ozaki's count of moduli; 0: chosen from the data as it runs
   /// The CPU schedule (kernels/cpu/blocking.hpp): the columns of a team's packed panel of B that a
   /// thread's loops keep in L2 (nb); 0 for the other kernels.
   int l2_columns = 0;

@@ -62,19 +62,22 @@ class Workspace final : public Session {
     g_.c = c_;
     freivalds_.emplace(make_freivalds<Scalar>(a_, ta, b_, tb, c0_, p_.alpha, p_.beta, p_.seed));
     reference_valid_ = reference_passes(*freivalds_, reference_.c, p_.k);
+    resolve_launches();
   }
 
   double run(std::size_t r) override {
     Kokkos::deep_copy(c_, c0_);
     Kokkos::fence();
     const auto start = std::chrono::steady_clock::now();
-    Registry::run(p_.runs.at(r).kernel, plan_.launches.at(r), g_, partials_);
+    Registry::run(p_.runs.at(r).kernel, launches_.at(r), g_, partials_);
     Kokkos::fence();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     wrong_from_run_.after_run(r, c_);
     return seconds;
   }
+
+  std::optional<LaunchConfig> launch(std::size_t r) const override { return launches_.at(r); }
 
   double error() const override { return max_scaled_error(reference_, c_, c0_); }
 
@@ -90,6 +93,21 @@ class Workspace final : public Session {
   }
 
  private:
+  /// Each run's launch as it will run on this data (Registry::resolve: ozaki's count of moduli),
+  /// before anything is timed; data that needs more moduli than ozaki has is refused here, by the
+  /// key that sets them.
+  void resolve_launches() {
+    launches_ = plan_.launches;
+    for (std::size_t r = 0; r < launches_.size(); ++r) {
+      try {
+        launches_[r] = Registry::resolve(p_.runs[r].kernel, launches_[r], g_);
+      } catch (const kernels::LaunchError& e) {
+        throw InputError(p_.origin.where() + ": key '" + spec_key(e.limit()) + "': kernel '" +
+                         p_.runs[r].kernel + "': " + e.what());
+      }
+    }
+  }
+
   static Matrix allocate(const char* label, std::int64_t rows, std::int64_t cols) {
     return Matrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
   }
@@ -120,7 +138,8 @@ class Workspace final : public Session {
   const Plan& plan_;
   const Problem& p_;
   Matrix a_, b_, c0_, c_;
-  Partials partials_;  // a split K's partial tiles
+  Partials partials_;                   // a split K's partial tiles, ozaki's residues
+  std::vector<LaunchConfig> launches_;  // the plan's, as resolved on the data
   Operands g_;
   Reference<ExecSpace, Layout> reference_;
   std::optional<Freivalds> freivalds_;

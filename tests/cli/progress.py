@@ -16,7 +16,7 @@ import sys
 import tempfile
 import termios
 
-SUMMARY = re.compile(r"^tilemm: 10 results: 10 pass, 0 fail, \d+ noisy; wrote (.+)$", re.M)
+SUMMARY = re.compile(r"^tilemm: 11 results: 11 pass, 0 fail, \d+ noisy; wrote (.+)$", re.M)
 COLUMNS = 72  # the pseudo-terminal's width
 FAILURES = []
 
@@ -53,16 +53,16 @@ def check_terminal(tilemm, spec, options, env, tmp):
     json_path = os.path.join(tmp, "tty.json")
     status, stdout, seen = on_terminal([tilemm, spec, "--json", json_path] + options, env)
     print("--- terminal\n" + repr(seen))
-    check(status == 0 and stdout.count("PASS") == 10, "on a terminal: exit 0, the table on stdout")
+    check(status == 0 and stdout.count("PASS") == 11, "on a terminal: exit 0, the table on stdout")
     check("\r" in seen and "\x1b[K" in seen, "the live line is rewritten in place")
-    for text in ("problem 1/2, kernel 1/5 naive: ", "problem 2/2, kernel 5/5 kokkos-kernels: ",
+    for text in ("problem 1/2, kernel 1/5 naive: ", "problem 2/2, kernel 6/6 kokkos-kernels: ",
                  "first run and check", " elapsed", " left"):
         check(text in seen, "the live line shows %r" % text)
     drawn = re.findall(r"\r([^\r\n\x1b]+)\x1b\[K", seen)  # each drawing of the live line
     check(drawn and max(len(line) for line in drawn) < COLUMNS,
           "the live line is never as wide as the terminal's %d columns" % COLUMNS)
     check(": pass, " not in seen, "no line per kernel on a terminal (the table shows them)")
-    before_summary = seen[:seen.find("tilemm: 10 results")]
+    before_summary = seen[:seen.find("tilemm: 11 results")]
     check(before_summary.endswith("\r\x1b[K"), "the live line is cleared before the summary")
     found = SUMMARY.search(seen.replace("\r\x1b[K", "\n").replace("\r\n", "\n"))
     check(found is not None and found.group(1) == json_path,
@@ -77,9 +77,9 @@ def check_pipe(tilemm, spec, options, env, tmp):
     print("--- pipe\n" + run.stderr)
     check(run.returncode == 0, "in a pipe: exit 0")
     check("\r" not in run.stderr and "\x1b" not in run.stderr, "no control characters in a log")
-    lines = re.findall(r"^problem (\d)/2, kernel (\d)/5 (\S+): pass(?: \(noisy\))?, [0-9.e+]+ "
+    lines = re.findall(r"^problem (\d)/2, kernel (\d)/[56] (\S+): pass(?: \(noisy\))?, [0-9.e+]+ "
                        r"GFLOP/s, [0-9.e+-]+ s; \d+:\d\d elapsed", run.stderr, re.M)
-    check(len(lines) == 10, "a line per finished kernel (%d)" % len(lines))
+    check(len(lines) == 11, "a line per finished kernel (%d)" % len(lines))
     check(" left" in run.stderr.splitlines()[-2], "the lines after the first estimate the time left")
     check(run.stderr.count("[1/2] small-odd") == 1 and "[2/2] small-left" in run.stderr,
           "each problem's line as it starts")
@@ -99,7 +99,7 @@ def check_failure(tilemm, spec, env):
                          env=dict(env, TILEMM_TEST_WRONG_FROM_RUN="1"), timeout=600)
     print("--- failure\n" + run.stderr)
     check(run.returncode == 1 and re.search(
-        r"^tilemm: 10 results: 0 pass, 10 fail \(small-odd naive, small-odd tiled, small-odd "
+        r"^tilemm: 11 results: 0 pass, 11 fail \(small-odd naive, small-odd tiled, small-odd "
         r"register-tiled, \.\.\.\), \d+ noisy; no result files \(--json, --csv\)$",
         run.stderr, re.M) is not None, "after a failure the summary names the first failed results")
 

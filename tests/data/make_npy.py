@@ -33,3 +33,6 @@ np.save("underflow_f4_9x7.npy", scaled(9, 7, 1e-20, np.float32))
 np.save("underflow_f4_7x5.npy", scaled(7, 5, 1e-20, np.float32))
 # A C of NaN, which a problem with beta = 0 never reads.
 np.save("nan_f8_9x5.npy", np.full((9, 5), np.nan))
+# A row of 1 and 2^-300: ozaki's exact splitting would need more moduli than it has, so the data is
+# refused by the key 'moduli'.
+np.save("wide_rows_f8_2x2.npy", np.array([[1.0, 2.0**-300], [0.5, 0.25]]))

@@ -275,6 +275,7 @@ int main(int argc, char** argv) {
           for (const auto layout : {tilemm::Layout::Right, tilemm::Layout::Left}) {
             for (const auto precision : {tilemm::Precision::Double, tilemm::Precision::Float}) {
               for (const auto& kernel : tilemm::kernel_names()) {
+                if (!tilemm::kernel_takes(kernel, precision)) continue;
                 // beta = 0 (C0 poisoned: never read) and beta != 0, in turn.
                 const Case c{rows,   cols,
                              ta,     tb,

@@ -27,7 +27,8 @@ std::string describe(const Case& c) {
   if (c.launch.split_k) os << " split_k=" << c.launch.split_k;
   if (c.launch.split_tiles) os << " split_tiles=" << c.launch.split_tiles;
   if (c.shifted) os << " shifted";
-  if (c.wide) os << " wide";
+  if (c.wide) os << " wide 2^+-" << c.binades;
+  if (c.zeros_and_subnormals) os << " zeros and subnormals";
   return os.str();
 }
 
@@ -41,19 +42,38 @@ struct Outcome {
   double library_error = 0;  // tilemm's own validation (validate.hpp) of the same result
 };
 
-/// x(i, j) *= 2^e with e from -30 to 30 varying along both i and j: data of a wide dynamic range,
-/// where a product's low-order bits matter (tensor-tiled's split TF32 keeps them).
+/// x(i, j) *= 2^e with e from -binades to binades varying along both i and j: data of a wide
+/// dynamic range, where a product's low-order bits matter (tensor-tiled's split TF32 keeps them).
 template <class ExecSpace, class View>
-void scale_widely(const View& x) {
+void scale_widely(const View& x, int binades) {
   using Scalar = typename View::non_const_value_type;
   for_each_index<ExecSpace>(
       "scale_widely", x.extent(0), x.extent(1),
       KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
         Scalar factor = 1;
-        for (int e = int((7 * i + 3 * j) % 61) - 30; e != 0; e += e > 0 ? -1 : 1)
+        for (int e = int((7 * i + 3 * j) % (2 * binades + 1)) - binades; e != 0;
+             e += e > 0 ? -1 : 1)
           factor *= e > 0 ? Scalar(2) : Scalar(0.5);
         x(i, j) *= factor;
       });
+}
+
+/// Zeros and subnormals in op(X) (Case::zeros_and_subnormals): op(A) when `is_a`, else op(B).
+template <class View>
+void add_zeros_and_subnormals(const View& x, bool transposed, bool is_a) {
+  using Scalar = typename View::non_const_value_type;
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  for (std::size_t r = 0; r < host.extent(0); ++r) {
+    for (std::size_t s = 0; s < host.extent(1); ++s) {
+      const std::size_t row = transposed ? s : r, col = transposed ? r : s;  // in op(X)
+      const std::size_t line = is_a ? row : col, along = is_a ? col : row;
+      Scalar& v = host(r, s);
+      if (line % 5 == 2 || (line + 2 * along) % 3 == 0) v = 0;
+      if (is_a && line % 5 == 4) v = std::ldexp(v, -1060);
+      if (!is_a) v = std::ldexp(v, 1000);
+    }
+  }
+  Kokkos::deep_copy(x, host);
 }
 
 /// Memory for a matrix of `elements` scalars between two guard regions of NaN, each longer than
@@ -104,8 +124,12 @@ Outcome<Scalar> run_kernel(const Case& c, std::vector<long double>& a, std::vect
   fill_random<ExecSpace>(A, c.seed, MatrixId::A);
   fill_random<ExecSpace>(B, c.seed, MatrixId::B);
   if (c.wide) {
-    scale_widely<ExecSpace>(A);
-    scale_widely<ExecSpace>(B);
+    scale_widely<ExecSpace>(A, c.binades);
+    scale_widely<ExecSpace>(B, c.binades);
+  }
+  if (c.zeros_and_subnormals) {
+    add_zeros_and_subnormals(A, ta, true);
+    add_zeros_and_subnormals(B, tb, false);
   }
   if (c.scaling.beta == 0) {
     fill_nan<ExecSpace>(C0);

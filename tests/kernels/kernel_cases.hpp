@@ -28,7 +28,11 @@ struct Case {
   LaunchRequest launch;
   std::uint64_t seed = 7;
   bool shifted = false;  // A and B one scalar past the start of their memory: off 16 bytes
-  bool wide = false;     // A's and B's elements scaled by powers of two from 2^-30 to 2^30
+  bool wide = false;  // A's and B's elements scaled by powers of two from 2^-binades to 2^binades
+  int binades = 30;
+  /// Rows of op(A) and columns of op(B) of zeros, zeros scattered, rows of op(A) of subnormals
+  /// (2^-1060 times the random values) and B scaled by 2^1000, so that C stays normal.
+  bool zeros_and_subnormals = false;
 };
 
 /// The case in one line, for failure messages.

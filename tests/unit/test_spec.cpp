@@ -192,6 +192,32 @@ TEST(Spec, SplitTilesAndWarmupTime) {
   EXPECT_EQ(problems[0].warmup_s, 1.5);
 }
 
+TEST(Spec, OzakiRunsInDoubleWithItsModuli) {
+  TempDir dir;
+  const auto problems =
+      load(dir, kHead +
+                    "    m: 4\n    n: 4\n    k: 4\n    precision: [float, double]\n"
+                    "    kernels: [naive, ozaki]\n    moduli: [16, 20]\n");
+  ASSERT_EQ(problems.size(), 2u);
+  ASSERT_EQ(problems[0].runs.size(), 1u);  // float: naive alone
+  EXPECT_EQ(problems[0].runs[0].kernel, "naive");
+  ASSERT_EQ(problems[1].runs.size(), 3u);
+  EXPECT_EQ(problems[1].runs[1].kernel, "ozaki");
+  EXPECT_EQ(problems[1].runs[1].launch.moduli, 16);
+  EXPECT_EQ(problems[1].runs[2].launch.moduli, 20);
+  // kernels: all leaves ozaki out of float problems; a problem of float alone that names it is
+  // refused, and so is a count of moduli without ozaki, or past what it has.
+  const auto all = load(dir, kHead + "    m: 4\n    n: 4\n    k: 4\n    precision: float\n");
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].runs.size(), kernel_names().size() - 1);
+  expect_error(kHead + "    m: 4\n    n: 4\n    k: 4\n    precision: float\n    kernels: ozaki\n",
+               {"key 'precision'", "'ozaki' runs in double only"});
+  expect_error(kHead + "    m: 4\n    n: 4\n    k: 4\n    kernels: naive\n    moduli: 20\n",
+               {"key 'moduli'", "only 'ozaki' takes a count of moduli"});
+  expect_error(kHead + "    m: 4\n    n: 4\n    k: 4\n    kernels: ozaki\n    moduli: 33\n",
+               {"key 'moduli'"});
+}
+
 TEST(Spec, TakesSubnormalScalars) {  // strtod reports these as a range error too
   TempDir dir;
   const auto problems = load(dir, kHead + "    m: 4\n    n: 4\n    k: 4\n    alpha: 1e-310\n");
@@ -315,15 +341,15 @@ TEST(Spec, RefusesASweepPastTheResultLimit) {
   expect_error(kHead + "    m: " + one_to(199) + "\n    n: " + one_to(199) +
                    "\n    k: " + one_to(199) + "\n",
                {"problem 'p'", "more than 100000 results", "split the sweep"});
-  // Kernel runs count: 2 tiles x 3 team sizes x 3 tiled kernels + 2 others = 20 per problem, so
-  // 100 x 50 problems (100000 results) load and 100 x 51 (102000) do not.
+  // Kernel runs count: 2 tiles x 3 team sizes x 3 tiled kernels + 3 others = 21 per problem, so
+  // 100 x 47 problems (98700 results) load and 100 x 48 (100800) do not.
   const std::string runs = "    k: 1\n    tile: [8, 16]\n    team_size: [1, 2, 3]\n";
   TempDir dir;
   const auto loaded =
-      load(dir, kHead + "    m: " + one_to(100) + "\n    n: " + one_to(50) + "\n" + runs);
-  ASSERT_EQ(loaded.size(), 5000u);
-  EXPECT_EQ(loaded[0].runs.size(), 20u);
-  expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(51) + "\n" + runs,
+      load(dir, kHead + "    m: " + one_to(100) + "\n    n: " + one_to(47) + "\n" + runs);
+  ASSERT_EQ(loaded.size(), 4700u);
+  EXPECT_EQ(loaded[0].runs.size(), 21u);
+  expect_error(kHead + "    m: " + one_to(100) + "\n    n: " + one_to(48) + "\n" + runs,
                {"more than 100000 results"});
   // The kernel runs of one problem alone: 1000 team sizes x 200 split_tiles are refused before
   // they are built.

@@ -9,8 +9,9 @@
 namespace tilemm::kernels {
 
 /// The part of a launch that exceeds a backend's limit: the tile, the team's size, the split of K,
-/// or an extent of the product (m, n, k) that the kernel's int indices cannot reach.
-enum class LaunchLimit { Tile, TeamSize, SplitK, M, N, K };
+/// an extent of the product (m, n, k) that the kernel's int indices cannot reach, or the count of
+/// moduli (ozaki: one too small for K, or data that needs more than the kernel has).
+enum class LaunchLimit { Tile, TeamSize, SplitK, M, N, K, Moduli };
 
 /// A launch (tile, team size, split of K) that this backend cannot run.
 class LaunchError : public std::invalid_argument {

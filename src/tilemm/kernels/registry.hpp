@@ -5,9 +5,11 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "tilemm/kernels/kokkos_kernels.hpp"
 #include "tilemm/kernels/naive.hpp"
+#include "tilemm/kernels/ozaki/launch.hpp"
 #include "tilemm/kernels/register_tiled/instances.hpp"
 #include "tilemm/kernels/tensor_tiled/instances.hpp"
 #include "tilemm/kernels/tiled.hpp"
@@ -17,6 +19,7 @@ namespace tilemm::kernels {
 template <class ExecSpace, class Scalar, class Layout>
 struct Registry {
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
+  static constexpr bool kDouble = std::is_same<Scalar, double>::value;
 
   /// The launch `kernel` will use on this backend for a product of these extents: the request,
   /// completed with the backend's defaults and checked against its limits. Throws LaunchError when
@@ -32,7 +35,24 @@ struct Registry {
     if (kernel == "tensor-tiled") {
       return within_int(plan_tensor_tiled<ExecSpace, Scalar, Layout>(request, extents), extents);
     }
+    if (kernel == "ozaki") {
+      if constexpr (kDouble) {
+        return within_int(ozaki::plan<ExecSpace>(request.moduli, extents), extents);
+      }
+      throw std::invalid_argument("kernel 'ozaki' runs in double only");
+    }
     return {};  // naive and kokkos-kernels leave the launch to Kokkos
+  }
+
+  /// The launch as it will run on g's data: for ozaki, the count of moduli the data takes
+  /// (ozaki::resolve; LaunchError where it needs more than the kernel has, std::domain_error for
+  /// Inf or NaN); the plan's launch for the other kernels.
+  static LaunchConfig resolve(const std::string& kernel, const LaunchConfig& cfg,
+                              const Operands& g) {
+    if constexpr (kDouble) {
+      if (kernel == "ozaki") return ozaki::resolve(g, cfg);
+    }
+    return cfg;
   }
 
   /// The tiled kernels count rows, columns, K and teams in int, and a team's last tile reaches past
@@ -76,7 +96,7 @@ struct Registry {
   /// The partials of a launch that splits K: cfg.partial_elements scalars, or a logic error.
   static Scalar* partials_for(const LaunchConfig& cfg, const Partials& partials) {
     if (partials.extent(0) < cfg.partial_elements) {
-      throw std::logic_error("a split K needs " + std::to_string(cfg.partial_elements) +
+      throw std::logic_error("the launch needs " + std::to_string(cfg.partial_elements) +
                              " scalars of partials; " + std::to_string(partials.extent(0)) +
                              " were made");
     }
@@ -95,6 +115,12 @@ struct Registry {
       run_tensor_tiled<ExecSpace, Scalar, Layout>(g, cfg, partials_for(cfg, partials));
     } else if (kernel == "kokkos-kernels") {
       kokkos_kernels(g);
+    } else if (kernel == "ozaki") {
+      if constexpr (kDouble) {
+        ozaki::run(g, cfg, partials_for(cfg, partials));
+      } else {
+        throw std::invalid_argument("kernel 'ozaki' runs in double only");
+      }
     } else {
       throw std::logic_error("no kernel named '" + kernel + "'");
     }
