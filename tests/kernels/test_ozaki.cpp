@@ -130,6 +130,12 @@ TEST(Ozaki, ZerosAndSubnormals) {
   }
 }
 
+TEST(Ozaki, ProductsPastOneTeamTile) {
+  // More than one of the tensor cores' 128 x 128 team tiles in m and n, and K blocks of 64 with a
+  // partial last one, in every op and layout.
+  check_layouts_and_ops(ozaki_case({150, 140, 200}));
+}
+
 TEST(Ozaki, KPastAReductionOfTheSums) {
   // The int32 sums of products of residues are reduced every 2^16 of K (2^17 could pass int32).
   check_case(ozaki_case({2, 3, (1 << 16) + 70}));
@@ -168,7 +174,9 @@ void run_ozaki(int m, int n, int k, const std::vector<double>& a, int moduli = 0
   typename Registry::Partials partials("partials", cfg.partial_elements);
   const LaunchConfig resolved = Registry::resolve("ozaki", cfg, g);
   EXPECT_NE(resolved.moduli, 0);
-  EXPECT_EQ(resolved.instruction, "int8 products, " + std::to_string(resolved.moduli) + " moduli");
+  const std::string products =
+      kernels::runs_on_cpu<TestSpace>() ? "int8 products" : "mma.m16n8k32.s8";
+  EXPECT_EQ(resolved.instruction, products + ", " + std::to_string(resolved.moduli) + " moduli");
   Registry::run("ozaki", cfg, g, partials);
 }
 

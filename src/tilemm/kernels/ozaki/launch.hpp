@@ -5,7 +5,7 @@
 //   L = the spec's count of moduli, or moduli_needed(rA, rB, K)                  (moduli.hpp)
 //   (bA, bB) = split_bits(L, rA, rB, K)
 //   A_p, B_p = residues of op(A) and op(B)^T scaled to bA and bB bits, each p    (split.hpp)
-//   C_p = A_p B_p^T mod p, each p                                                (product.hpp)
+//   C_p = A_p B_p^T mod p, each p                   (product.hpp; on CUDA product_mma.hpp)
 //   C = alpha * CRT(C_1 .. C_L) / (2^sA_i 2^sB_j) + beta * C                     (reconstruct.hpp)
 //
 // The backend memory it needs (the residues, the products, the exponents) comes from the plan as
@@ -20,10 +20,31 @@
 #include "tilemm/kernels/launch_error.hpp"
 #include "tilemm/kernels/ozaki/moduli.hpp"
 #include "tilemm/kernels/ozaki/product.hpp"
+#include "tilemm/kernels/ozaki/product_mma.hpp"
 #include "tilemm/kernels/ozaki/reconstruct.hpp"
 #include "tilemm/kernels/ozaki/split.hpp"
 
 namespace tilemm::kernels::ozaki {
+
+/// The products' kernel and the name of its instruction: the tensor cores' mma on CUDA, the
+/// portable multiply-adds elsewhere.
+template <class ExecSpace>
+struct ProductsOf {
+  using type = ModularProducts<ExecSpace>;
+  static constexpr const char* name = "int8 products";
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct ProductsOf<Kokkos::Cuda> {
+  using type = MmaProducts;
+  static constexpr const char* name = "mma.m16n8k32.s8";
+};
+#endif
+
+/// The bytes of a line of residues for k elements: k rounded up to whole 16-byte pieces.
+inline std::int64_t line_bytes(std::int64_t k) {
+  return (k + 15) / 16 * 16;
+}
 
 /// The arrays of a product with `count` moduli, as byte offsets into its memory.
 struct Carving {
@@ -34,8 +55,9 @@ struct Carving {
       return (bytes + 63) / 64 * 64;
     };
     Carving w;
-    w.b = w.a + aligned(std::size_t(count) * m * k);
-    w.c = w.b + aligned(std::size_t(count) * n * k);
+    const std::int64_t ld = line_bytes(k);
+    w.b = w.a + aligned(std::size_t(count) * m * ld);
+    w.c = w.b + aligned(std::size_t(count) * n * ld);
     w.exps_a = w.c + aligned(std::size_t(count) * m * n);
     w.exps_b = w.exps_a + aligned(sizeof(int) * m);
     w.bytes = w.exps_b + aligned(sizeof(int) * n);
@@ -44,9 +66,11 @@ struct Carving {
 };
 
 /// The instruction column's text for `count` moduli (0: chosen from the data when it runs).
-inline std::string describe(int count) {
-  return count == 0 ? "int8 products, moduli from the data"
-                    : "int8 products, " + std::to_string(count) + " moduli";
+template <class ExecSpace>
+std::string describe(int count) {
+  const std::string products = ProductsOf<ExecSpace>::name;
+  return count == 0 ? products + ", moduli from the data"
+                    : products + ", " + std::to_string(count) + " moduli";
 }
 
 /// The launch: the products' tile and team, and memory for `request_moduli` moduli (0: as many
@@ -54,14 +78,14 @@ inline std::string describe(int count) {
 /// leaves fewer than 2 bits for op(A) and op(B) at this K.
 template <class ExecSpace>
 LaunchConfig plan(int request_moduli, const Extents& e) {
-  LaunchConfig cfg = ModularProducts<ExecSpace>::plan();
+  LaunchConfig cfg = ProductsOf<ExecSpace>::type::plan();
   if (request_moduli != 0 && bits_for(request_moduli, e.k) < 2) {
     throw LaunchError(LaunchLimit::Moduli, std::to_string(request_moduli) +
                                                " moduli leave no bits for op(A) and op(B) at k = " +
                                                std::to_string(e.k) + ": give more");
   }
   cfg.moduli = request_moduli;
-  cfg.instruction = describe(request_moduli);
+  cfg.instruction = describe<ExecSpace>(request_moduli);
   const int most = request_moduli ? request_moduli : kMaxModuli;
   cfg.partial_elements = (Carving::of(e.m, e.n, e.k, most).bytes + 7) / 8;
   return cfg;
@@ -103,7 +127,7 @@ LaunchConfig resolve(const GemmOperands<ExecSpace, double, Layout>& g, LaunchCon
   Kokkos::View<int*, typename ExecSpace::memory_space> exps_a("exps_a", g.m()),
       exps_b("exps_b", g.n());
   cfg.moduli = moduli_for(cfg, scan(g, exps_a, exps_b), g.k());
-  cfg.instruction = describe(cfg.moduli);
+  cfg.instruction = describe<ExecSpace>(cfg.moduli);
   return cfg;
 }
 
@@ -113,7 +137,7 @@ void run(const GemmOperands<ExecSpace, double, Layout>& g, const LaunchConfig& c
          double* memory) {
   using Memory = typename ExecSpace::memory_space;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  const int M = g.m(), N = g.n(), K = g.k();
+  const int M = g.m(), N = g.n(), K = g.k(), ld = static_cast<int>(line_bytes(K));
   auto* bytes = reinterpret_cast<unsigned char*>(memory);
   const Carving most = Carving::of(M, N, K, cfg.moduli ? cfg.moduli : kMaxModuli);
   Kokkos::View<int*, Memory, Unmanaged> exps_a(reinterpret_cast<int*>(bytes + most.exps_a), M);
@@ -124,14 +148,14 @@ void run(const GemmOperands<ExecSpace, double, Layout>& g, const LaunchConfig& c
   const Bits bits = split_bits(count, ranges.a, ranges.b, K);
   const Carving w = Carving::of(M, N, K, count);  // within `most`: count <= its moduli
   Kokkos::View<std::int8_t*, Memory, Unmanaged> a(reinterpret_cast<std::int8_t*>(bytes + w.a),
-                                                  std::size_t(count) * M * K);
+                                                  std::size_t(count) * M * ld);
   Kokkos::View<std::int8_t*, Memory, Unmanaged> b(reinterpret_cast<std::int8_t*>(bytes + w.b),
-                                                  std::size_t(count) * N * K);
+                                                  std::size_t(count) * N * ld);
   Kokkos::View<std::uint8_t*, Memory, Unmanaged> c(bytes + w.c, std::size_t(count) * M * N);
-  split_lines<ExecSpace>(g.a, true, exps_a, bits.a, garner, a);
-  split_lines<ExecSpace>(g.b, false, exps_b, bits.b, garner, b);
+  split_lines<ExecSpace>(g.a, true, exps_a, bits.a, garner, ld, a);
+  split_lines<ExecSpace>(g.b, false, exps_b, bits.b, garner, ld, b);
 
-  ModularProducts<ExecSpace>::run(a, b, c, M, N, K, garner, cfg);
+  ProductsOf<ExecSpace>::type::run(a, b, c, M, N, K, ld, garner, cfg);
   reconstruct(g, c, exps_a, exps_b, bits, garner);
 }
 

@@ -1,5 +1,6 @@
 // ozaki, the products: for each modulus p, C_p = A_p * B_p^T mod p, A_p (m x k) and B_p (n x k)
-// the int8 residues of the splitting, in int32, with a Kokkos team and its level-0 scratch.
+// the int8 residues of the splitting (lines of ld bytes, zeros past k), in int32, with a Kokkos
+// team and its level-0 scratch.
 //
 //   each team owns a BM x BN tile of C_p for one modulus p:
 //     Cs = 0                                    int32
@@ -14,7 +15,7 @@
 //
 // A product of two residues is at most 128 * 128 = 2^14 in magnitude, so 2^16 of them stay within
 // int32 and Cs is reduced that often: exact for any K. This is the portable path, the one the CPU
-// backends run; on GPUs the tensor cores' s8 x s8 -> s32 product belongs in its place.
+// backends run; CUDA runs product_mma.hpp's in its place, on the same residues.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +40,9 @@ struct ModularProducts {
   using Panel = Kokkos::View<std::int8_t**, Kokkos::LayoutRight, Scratch, Unmanaged>;
   using Sums = Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Scratch, Unmanaged>;
 
-  Residues a, b;  // A_p as a[(p m + i) K + l], B_p as b[(p n + j) K + l]
+  Residues a, b;  // A_p as a[(p m + i) ld + l], B_p as b[(p n + j) ld + l]
   Products c;     // C_p as c[(p m + i) n + j]
-  int M = 0, N = 0, K = 0;
+  int M = 0, N = 0, K = 0, ld = 0;
   int moduli[kMaxModuli] = {};
   int BM = 0, BN = 0, BK = 0;
   int tiles_m = 1, tiles_n = 1;
@@ -66,22 +67,22 @@ struct ModularProducts {
 
   /// C_p = A_p B_p^T mod p for each of g's moduli, with the plan's tile and team.
   static void run(const Residues& a, const Residues& b, const Products& c, int M, int N, int K,
-                  const Garner& g, const LaunchConfig& cfg) {
+                  int ld, const Garner& g, const LaunchConfig& cfg) {
     const Tiling& t = cfg.tile;
     ModularProducts kernel{
-        a, b, c, M, N, K, {}, t.bm, t.bn, t.bk, ceil_div(M, t.bm), ceil_div(N, t.bn)};
+        a, b, c, M, N, K, ld, {}, t.bm, t.bn, t.bk, ceil_div(M, t.bm), ceil_div(N, t.bn)};
     for (int q = 0; q < g.count; ++q) kernel.moduli[q] = g.modulus[q];
     Policy policy(g.count * kernel.tiles_m * kernel.tiles_n, cfg.team_size, cfg.vector_length);
     Kokkos::parallel_for("tilemm::ozaki::products",
                          policy.set_scratch_size(0, Kokkos::PerTeam(cfg.scratch_bytes)), kernel);
   }
 
-  /// panel(r, l) = x[(p lines + row0 + r) K + k0 + l] for r < rows, l < depth: only what the
+  /// panel(r, l) = x[(p lines + row0 + r) ld + k0 + l] for r < rows, l < depth: only what the
   /// products read (the tile's lines inside the matrix, the K block's part inside K).
   KOKKOS_INLINE_FUNCTION void load(const Member& team, const Panel& panel, const Residues& x, int p,
                                    int lines, int row0, int rows, int k0, int depth) const {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](const int r) {
-      const std::int64_t line = (std::int64_t(p) * lines + row0 + r) * K + k0;
+      const std::int64_t line = (std::int64_t(p) * lines + row0 + r) * ld + k0;
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, depth),
                            [&](const int l) { panel(r, l) = x(line + l); });
     });

@@ -8,6 +8,7 @@
 //   residues:   for each (line x, l) in parallel:
 //                 v = round(x_l * 2^(bits - E_x))             an integer, |v| <= 2^bits, exact
 //                 for each modulus p: R[p](x, l) = v mod p in [-p/2, p/2)     (int8)
+//               each line's residues padded with zeros to ld, a multiple of 16 bytes
 //
 // The scaling by a power of two and the residues work on the double's bits, so that subnormals,
 // and integers past int64, are exact; no library function is called on the device.
@@ -150,17 +151,22 @@ int scan_lines(const Op& x, bool rows, const Exps& exps) {
 }
 
 /// The balanced residues of a matrix's lines scaled to `bits` bits, for each of g's moduli:
-/// residues[(p * lines + line) * length + l] for element l of the line (K runs along a line).
+/// residues[(p * lines + line) * ld + l] for element l of the line (K runs along a line), and
+/// zeros for l from the line's length to ld, so that the products read whole 16-byte pieces.
 template <class ExecSpace, class Op, class Exps, class Residues>
-void split_lines(const Op& x, bool rows, const Exps& exps, int bits, const Garner& g,
+void split_lines(const Op& x, bool rows, const Exps& exps, int bits, const Garner& g, int ld,
                  const Residues& residues) {
   const int lines = rows ? x.rows() : x.cols(), length = rows ? x.cols() : x.rows();
-  const std::int64_t size = std::int64_t(lines) * length;
+  const std::int64_t size = std::int64_t(lines) * ld;
   Kokkos::parallel_for(
       "tilemm::ozaki::residues",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(0, size),
       KOKKOS_LAMBDA(const std::int64_t e) {
-        const int line = static_cast<int>(e / length), l = static_cast<int>(e % length);
+        const int line = static_cast<int>(e / ld), l = static_cast<int>(e % ld);
+        if (l >= length) {
+          for (int p = 0; p < g.count; ++p) residues(p * size + e) = 0;
+          return;
+        }
         const double v = rows ? x(line, l) : x(l, line);
         const double scaled =
             exps(line) == kZeroLine ? 0.0 : round_to_integer(scale2(v, bits - exps(line)));
