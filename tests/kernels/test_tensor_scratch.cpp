@@ -354,9 +354,9 @@ void check_wide_product(const std::string& name) {
 }
 
 /// For every tile of the table in every orientation, every warp's fragment loads
-/// (tensor_tiled/kernel.hpp, mma_block) take the fewest wavefronts at every k-step: one a warp in
-/// float, two in double. The loads of a scratch whose every element holds its own offset give the
-/// addresses that the lanes read.
+/// (warp/block_product.hpp, BlockProduct::mma) take the fewest wavefronts at every k-step: one a
+/// warp in float, two in double. The loads of a scratch whose every element holds its own offset
+/// give the addresses that the lanes read.
 template <class Scalar, class Orient>
 void check_fragment_loads_conflict_free(const char* orientation) {
   using Launch = kernels::TensorTiled<Space, Scalar, Kokkos::LayoutRight, Orient>;

@@ -36,7 +36,7 @@
 // so that a warp asks for each sector of a line once. Each order's rows are padded or swizzled so
 // that a warp's fragment loads, and the copies' writes, meet no bank conflict. A float tile
 // marked WarpSchedule::wide multiplies each K block of 16 by warp/wide_tf32.hpp's schedule
-// instead of mma_block.
+// instead of the warp level's k-steps (warp/block_product.hpp).
 //
 // A GPU runs this with a thread per lane (team size 32 x warps, vector length 1: team rank r is
 // lane r % 32 of warp r / 32). A CPU team of any size, whose threads cannot exchange fragments,
@@ -69,13 +69,14 @@
 #include "tilemm/kernels/team/tile_order.hpp"
 #include "tilemm/kernels/team_launch.hpp"
 #include "tilemm/kernels/unroll.hpp"
+#include "tilemm/kernels/warp/block_product.hpp"
 #include "tilemm/kernels/warp/mma_fragment.hpp"
 #include "tilemm/kernels/warp/operand_scratch.hpp"
 #include "tilemm/kernels/warp/wide_tf32.hpp"
 
 namespace tilemm::kernels {
 
-/// How a warp multiplies a K block: mma_block's k-steps, or float's wide schedule of 16-deep K
+/// How a warp multiplies a K block: BlockProduct's k-steps, or float's wide schedule of 16-deep K
 /// blocks (warp/wide_tf32.hpp).
 enum class WarpSchedule { per_step, wide };
 /// The warps' mma, or each lane's plain multiply-adds (float with a K too short for split TF32).
@@ -156,7 +157,9 @@ struct TensorTiledGemm {
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kOnCpu ? 0 : kLanes, kOnCpu ? 0 : 1>>;
   using Member = typename Policy::member_type;
   using Operands = GemmOperands<ExecSpace, Scalar, Layout>;
-  using Acc = Scalar[FM][FN][Frag::kC];
+  using Block =
+      BlockProduct<Scalar, kInstK, FM, FN, BK>;  // the warp level (warp/block_product.hpp)
+  using Acc = typename Block::Acc;
   using TileType = Tile;
 
   Operands g;
@@ -246,50 +249,11 @@ struct TensorTiledGemm {
       WideTf32::block<kAlongA, kAlongB>(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
       return;
     } else if constexpr (!kOnCpu && P == Product::mma) {
-      mma_block(acc, As, Bs, wm0, wn0, lane);
+      Block::mma(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
       return;
     }
 #endif
-    product_block(acc, As, Bs, wm0, wn0, lane);
-  }
-#ifdef TILEMM_TENSOR_MMA
-  /// A K block's mma: for each step of the instruction's depth, the warp's fragments of A and B
-  /// loaded (and split, in float) once and multiplied in every combination.
-  __device__ static void mma_block(Acc& acc, const Scalar* As, const Scalar* Bs, int wm0, int wn0,
-                                   int lane) {
-    TILEMM_UNROLL
-    for (int kk = 0; kk < BK; kk += kInstK) {
-      typename Frag::ReadyA a[FM];
-      typename Frag::ReadyB b[FN];
-      TILEMM_UNROLL
-      for (int i = 0; i < FM; ++i)
-        a[i] = Frag::ready(Frag::load_a(As, a_layout(), wm0 + Frag::kM * i, kk, lane));
-      TILEMM_UNROLL
-      for (int j = 0; j < FN; ++j)
-        b[j] = Frag::ready(Frag::load_b(Bs, b_layout(), kk, wn0 + Frag::kN * j, lane));
-      TILEMM_UNROLL
-      for (int i = 0; i < FM; ++i) {
-        TILEMM_UNROLL
-        for (int j = 0; j < FN; ++j) Frag::mma(acc[i][j], a[i], b[j]);
-      }
-    }
-  }
-#endif
-  /// A K block's products lane by lane, without a warp (unrolled, so that a GPU keeps acc in
-  /// registers).
-  KOKKOS_INLINE_FUNCTION static void product_block(Acc& acc, const Scalar* As, const Scalar* Bs,
-                                                   int wm0, int wn0, int lane) {
-    TILEMM_UNROLL
-    for (int kk = 0; kk < BK; kk += kInstK) {
-      TILEMM_UNROLL
-      for (int i = 0; i < FM; ++i) {
-        TILEMM_UNROLL
-        for (int j = 0; j < FN; ++j) {
-          Frag::product(acc[i][j], As, a_layout(), Bs, b_layout(), wm0 + Frag::kM * i,
-                        wn0 + Frag::kN * j, kk, lane);
-        }
-      }
-    }
+    Block::plain(acc, As, a_layout(), Bs, b_layout(), wm0, wn0, lane);
   }
 
   /// Whether this pass multiplies by the wide schedule, whose fragments interleave the rows or

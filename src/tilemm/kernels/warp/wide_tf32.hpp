@@ -1,13 +1,13 @@
 // tensor-tiled's wide schedule of a float K block (a tile marked WarpSchedule::wide,
-// tensor_tiled/kernel.hpp): the products of mma_block, with four transformations that cut the
-// instructions a K block issues besides the mma, which on sm_90 outnumber the mma several times
-// over in mma_block:
+// tensor_tiled/kernel.hpp): the products of BlockProduct::mma (block_product.hpp), with four
+// transformations that cut the instructions a K block issues besides the mma, which on sm_90
+// outnumber the mma several times over there:
 //
 //   - 16-byte fragment loads of an operand that runs along k. The mma sums its 8 k in any order,
 //     as long as A and B take the same one: so k-step s of a 16-deep block gives lane (g, t) the k
 //     4 t + 2 s and 4 t + 2 s + 1 where PTX's maps say t and t + 4. A lane's elements of both
 //     k-steps are then 4 neighbours of its row g (and g + 8 in A) of a scratch in rows of k: one
-//     16-byte load each, where mma_block makes 8 loads of 4 bytes for A and 4 for B.
+//     16-byte load each, where BlockProduct::mma makes 8 loads of 4 bytes for A and 4 for B.
 //   - 16-byte fragment loads of an operand that runs along m or n, by interleaving the warp's
 //     fragments. Which rows of the warp's region a fragment's row g stands for is free too, as
 //     long as C's elements go back to the same rows: so lane (g, t) takes rows 8 g .. 8 g + 7 of
@@ -23,11 +23,12 @@
 //     and 1 of (k / 4) % 4) for A's runs of 8. Both keep 16-byte runs whole for the copies, whose
 //     quarter-warps write 128 contiguous bytes or one swizzled group of 32 columns; and a buffer
 //     of 128x64x16 takes 12 KB, so three fit a team's scratch.
-//   - The split rounds to nearest even: one F2FP instruction on sm_90, where mma_block's rounding
+//   - The split rounds to nearest even: one F2FP instruction on sm_90, where BlockProduct::mma's
+//   rounding
 //     to nearest away takes a few integer ones; the split's bound is the same.
 //
 // Each fragment is loaded and split once a K block and used by every mma it takes part in, as in
-// mma_block. CPU backends read the same layouts through OperandScratch (product), in the
+// BlockProduct::mma. CPU backends read the same layouts through OperandScratch (product), in the
 // fragments' own maps.
 #pragma once
 
