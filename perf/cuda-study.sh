@@ -14,6 +14,7 @@
 #   study     inputs/square-gpu.yaml and inputs/small-skinny.yaml       -> OUT_DIR/*-<date>.json
 #   ops       inputs/ops-layouts-gpu.yaml: every op and layout          -> OUT_DIR/ops-layouts-<date>.json
 #   tiles     inputs/tensor-tiles-gpu.yaml: tensor-tiled's tiles         -> OUT_DIR/tiles-<date>.json
+#   ozaki     inputs/ozaki-gpu.yaml: ozaki beside DGEMM                -> OUT_DIR/ozaki-gpu-<date>.json
 #   cpu       inputs/cpu-vs-blas.yaml on the host's OpenMP backend      -> OUT_DIR/cpu-vs-blas-<date>.json
 #   bench     tilemm-bench on the GPU, n = 1024 and 4096                -> OUT_DIR/bench-<date>.json
 #   kernels   the CUDA kernel tests and the fragment tests, without ctest -> OUT_DIR/<test>.log
@@ -28,7 +29,7 @@
 # report when the tree's .git is absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[[ $# -ge 2 ]] || { sed -n '2,28p' "$0"; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,29p' "$0"; exit 2; }
 prefix=$(cd "$1" && pwd) out=$2
 shift 2
 steps=("$@")
@@ -106,6 +107,7 @@ for step in "${steps[@]}"; do
     tune) run_spec tune inputs/tune-register-tiled.yaml --backend cuda --quiet ;;
     ops) run_spec ops-layouts inputs/ops-layouts-gpu.yaml --backend cuda --quiet ;;
     tiles) run_spec tiles inputs/tensor-tiles-gpu.yaml --backend cuda --quiet ;;
+    ozaki) run_spec ozaki-gpu inputs/ozaki-gpu.yaml --backend cuda --quiet ;;
     study)
       run_spec square-gpu inputs/square-gpu.yaml --backend cuda
       run_spec small-skinny inputs/small-skinny.yaml --backend cuda --quiet
