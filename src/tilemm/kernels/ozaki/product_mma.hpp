@@ -1,9 +1,10 @@
 // ozaki, the products on the tensor cores: C_p = A_p B_p^T mod p as product.hpp computes it, with
 // each warp's int8 x int8 -> int32 products done by mma.sync m16n8k32 instead of each thread's
 // multiply-adds. The transformations of product.hpp's loop nest, and why:
-// - A team tile of 128 x 128 and four warps, each a 64 x 64 region of 4 x 8 fragments of 16 x 8
-//   whose sums stay in registers: a byte staged in scratch feeds 64 of a warp's multiply-adds,
-//   where product.hpp's 16 x 16 tile feeds 16 from scratch sums.
+// - A team tile of 128 x 128 and eight warps, each a 64 x 32 region of 4 x 4 fragments of 16 x 8
+//   whose sums stay in registers: a byte of A read from scratch feeds the 32 columns of its
+//   warp's region and a byte of B its 64 rows, where product.hpp reads two bytes from scratch
+//   for each multiply-add and keeps its sums there.
 // - K blocks of 64 bytes, copied 16 bytes a thread from residue lines that split.hpp pads with
 //   zeros to a multiple of 16: no piece straddles the end of K, and the zeros add nothing.
 // - The next K block loaded into registers while the warps multiply this one, then stored into
@@ -12,7 +13,7 @@
 //   c of row r at piece c ^ ((r / 2) % 4)): a warp's fragment loads (a word of each of 8 rows to
 //   4 lanes a row) and the copies' 16-byte stores (2 rows to 8 lanes) meet no bank conflict.
 //
-//   each team owns a 128 x 128 tile of C_p for one modulus p, warp w a 64 x 64 region of it
+//   each team owns a 128 x 128 tile of C_p for one modulus p, warp w a 64 x 32 region of it
 //     acc = 0                                          int32, in registers
 //     stage = my pieces of K block 0 of the tile's lines of A_p, B_p    zeros past M and N
 //     As[0], Bs[0] = stage; team_barrier
