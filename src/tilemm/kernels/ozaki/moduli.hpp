@@ -89,20 +89,26 @@ inline int inverse_mod(std::int64_t x, int p) {
   return int(((t0 % p) + p) % p);
 }
 
-/// The constants of the reconstruction for `count` moduli: the moduli and Garner's inverses,
-/// inverse[l] = (p_1 * ... * p_(l-1))^-1 mod p_l (inverse[0] unused). Copied into kernels by value.
+/// The constants of the reconstruction for `count` moduli: the moduli, Garner's inverses,
+/// inverse[l] = (p_1 * ... * p_(l-1))^-1 mod p_l (inverse[0] unused), and the radices of the
+/// mixed-radix digits modulo each modulus, radix[l][t] = p_1 * ... * p_t mod p_l (radix[l][0] = 1),
+/// so that a digit's sum takes one remainder instead of one a term. Copied into kernels by value.
 struct Garner {
   int count = 0;
   int modulus[kMaxModuli] = {};
   int inverse[kMaxModuli] = {};
+  std::uint8_t radix[kMaxModuli][kMaxModuli] = {};
 
   static Garner of(int count) {
     Garner g;
     g.count = count;
     for (int l = 0; l < count; ++l) {
       g.modulus[l] = kModuli[l];
-      std::int64_t product = 1;  // p_1 * ... * p_(l-1) mod p_l
-      for (int j = 0; j < l; ++j) product = product * kModuli[j] % kModuli[l];
+      std::int64_t product = 1;  // p_1 * ... * p_t mod p_l, for t = 0 .. l - 1
+      for (int t = 0; t < l; ++t) {
+        g.radix[l][t] = static_cast<std::uint8_t>(product);
+        product = product * kModuli[t] % kModuli[l];
+      }
       g.inverse[l] = l == 0 ? 0 : inverse_mod(product, kModuli[l]);
     }
     return g;

@@ -5,7 +5,7 @@
 //     r_p = C_p(i, j) for each modulus p_1 .. p_L
 //     v_1 = r_1 balanced                                      (mixed-radix digits, |v_q| <= p_q/2)
 //     for q = 2 .. L:
-//       s   = v_1 + v_2 p_1 + ... + v_(q-1) p_1 ... p_(q-2)  mod p_q   (Horner, in int)
+//       s   = v_1 + v_2 p_1 + ... + v_(q-1) p_1 ... p_(q-2)      in int, the radices mod p_q
 //       v_q = (r_q - s) (p_1 ... p_(q-1))^-1 mod p_q, balanced
 //     x = v_1 + p_1 (v_2 + p_2 (v_3 + ...))                  Horner in double-double, with fma
 //     C(i, j) = alpha * x 2^-(sA_i + sB_j) + beta * C(i, j)
@@ -43,13 +43,15 @@ KOKKOS_INLINE_FUNCTION double rounded_product(double a, double b) {
 #endif
 }
 
-/// Garner's balanced mixed-radix digits of the integer whose residues are r[0 .. g.count).
+/// Garner's balanced mixed-radix digits of the integer whose residues are r[0 .. g.count). A
+/// digit's sum of the digits before it times their radices stays within int32 (each term below
+/// 2^15 in magnitude, at most 31 of them), so it takes one remainder.
 KOKKOS_INLINE_FUNCTION void garner_digits(const Garner& g, const int* r, int* v) {
   v[0] = balanced(r[0], g.modulus[0]);
   for (int q = 1; q < g.count; ++q) {
     const int p = g.modulus[q];
-    int s = v[q - 1] % p;
-    for (int t = q - 2; t >= 0; --t) s = (s * g.modulus[t] + v[t]) % p;
+    int s = 0;
+    for (int t = 0; t < q; ++t) s += v[t] * int(g.radix[q][t]);
     const int d = ((r[q] - s) % p) * g.inverse[q] % p;
     v[q] = balanced(d, p);
   }
