@@ -112,9 +112,9 @@ struct WideTf32 {
       for (int i = 0; i < FM; ++i) {
         TILEMM_UNROLL
         for (int s = 0; s < kSteps; ++s) {
+          // Element e: row 2 i + e % 2 of the lane's 8, k 4 t + 2 s + e / 2.
           TILEMM_UNROLL
-          for (int e = 0; e < Frag::kA;
-               ++e) {  // row 2 i + e % 2 of the lane's 8, k 4 t + 2 s + e / 2
+          for (int e = 0; e < Frag::kA; ++e) {
             const int row = 2 * i + e % 2;
             a[i][s].v[e] = runs[2 * s + e / 2][row / 4].v[row % 4];
           }
